@@ -1,0 +1,146 @@
+#include "algorithms/etcd_mutex.h"
+
+#include <cstdio>
+
+namespace lockstep {
+
+EtcdMutex::EtcdMutex(NodeContext& ctx, std::string prefix, EtcdMutexOptions options)
+    : ctx_(ctx), prefix_(std::move(prefix)), options_(options) {
+  if (prefix_.empty() || prefix_.back() != '/') prefix_ += '/';
+}
+
+EtcdMutex::~EtcdMutex() = default;
+
+LockCapabilities EtcdMutex::capabilities() const {
+  LockCapabilities c;
+  c.blocking = true;
+  c.fencing = options_.fencing;
+  return c;
+}
+
+Task<Result<LockGrant>> EtcdMutex::acquire(LockMode, MonoTime deadline) {
+  // A session whose lease the client gave up on is replaced, as an application would do
+  // after session.Done().
+  if (session_ && !session_->alive()) session_.reset();
+  if (!session_) {
+    session_ = std::make_unique<Session>(ctx_, options_.session_ttl_seconds);
+    Result<LeaseId> opened = co_await session_->open();
+    if (!opened.ok()) {
+      session_.reset();
+      co_return opened.error();
+    }
+  }
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
+  my_key_ = prefix_ + hex;
+
+  // tryAcquire: create the own key if absent (or reuse it), and read the owner in one txn.
+  TxnRequest txn;
+  txn.compare.push_back(Compare::create_revision_of(my_key_, CompareResult::equal, 0));
+  PutRequest put;
+  put.key = my_key_;
+  put.lease = session_->lease();
+  RangeRequest get_own;
+  get_own.key = my_key_;
+  RangeRequest get_owner;
+  get_owner.key = prefix_;
+  get_owner.range_end = prefix_range_end(prefix_);
+  get_owner.sort_target = SortTarget::create;
+  get_owner.sort_order = SortOrder::ascend;
+  get_owner.limit = 1;
+  txn.success = {RequestOp{put}, RequestOp{get_owner}};
+  txn.failure = {RequestOp{get_own}, RequestOp{get_owner}};
+  Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(txn));
+  if (!resp.ok()) co_return resp.error();
+  my_revision_ = resp.value().header.revision;
+  if (!resp.value().succeeded) {
+    const auto& own = std::get<RangeResponse>(resp.value().responses[0].response);
+    if (own.kvs.empty()) co_return Error(ErrorCode::session_expired, "own key vanished");
+    my_revision_ = own.kvs[0].create_revision;
+  }
+  const auto& owner = std::get<RangeResponse>(resp.value().responses[1].response);
+  LockGrant grant;
+  grant.key = my_key_;
+  grant.key_revision = my_revision_;
+  grant.lease = session_->lease();
+  grant.fencing_token = my_revision_;
+  if (owner.kvs.empty() || owner.kvs[0].create_revision == my_revision_) co_return grant;
+
+  // Wait for every key created before ours to be deleted.
+  Result<void> waited = co_await wait_deletes(my_revision_ - 1, deadline);
+  if (!waited.ok()) {
+    (void)co_await delete_own_key();
+    co_return waited.error();
+  }
+  if (options_.recheck_own_key) {
+    // 3.5: make sure the session is not expired and the own key still exists.
+    RangeRequest check;
+    check.key = my_key_;
+    Result<RangeResponse> own = co_await ctx_.kv().range(check);
+    if (!own.ok()) {
+      (void)co_await delete_own_key();
+      co_return own.error();
+    }
+    if (own.value().kvs.empty())
+      co_return Error(ErrorCode::session_expired, "the lock key was lost while waiting");
+  }
+  co_return grant;
+}
+
+Task<Result<void>> EtcdMutex::wait_deletes(Revision max_create_revision, MonoTime deadline) {
+  for (;;) {
+    RangeRequest newest_older;
+    newest_older.key = prefix_;
+    newest_older.range_end = prefix_range_end(prefix_);
+    newest_older.sort_target = SortTarget::create;
+    newest_older.sort_order = SortOrder::descend;
+    newest_older.limit = 1;
+    newest_older.max_create_revision = max_create_revision;
+    Result<RangeResponse> resp = co_await ctx_.kv().range(newest_older);
+    if (!resp.ok()) co_return resp.error();
+    if (resp.value().kvs.empty()) co_return Result<void>();
+    Result<void> deleted =
+        co_await wait_delete(resp.value().kvs[0].key, resp.value().header.revision, deadline);
+    if (!deleted.ok()) co_return deleted.error();
+  }
+}
+
+Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revision,
+                                          MonoTime deadline) {
+  WatchCreateRequest req;
+  req.key = key;
+  req.start_revision = from_revision;
+  Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(req);
+  if (!stream.ok()) co_return stream.error();
+  for (;;) {
+    const Duration left = deadline - ctx_.monotonic_now();
+    if (left.count() <= 0) co_return Error(ErrorCode::deadline_exceeded, "acquire deadline passed");
+    Result<WatchResponse> next = co_await stream.value()->next(left);
+    if (!next.ok()) {
+      if (next.error().code == ErrorCode::timeout && !next.error().indeterminate()) continue;
+      co_return next.error();
+    }
+    if (next.value().canceled)
+      co_return Error(ErrorCode::compacted, Outcome::definite, "watch cancelled: " +
+                                                                   next.value().cancel_reason);
+    for (const auto& e : next.value().events)
+      if (e.type == EventType::del) co_return Result<void>();
+  }
+}
+
+Task<Result<void>> EtcdMutex::delete_own_key() {
+  DeleteRangeRequest del;
+  del.key = my_key_;
+  Result<DeleteRangeResponse> r = co_await ctx_.kv().delete_range(del);
+  my_key_.clear();
+  my_revision_ = -1;
+  if (!r.ok()) co_return r.error();
+  co_return Result<void>();
+}
+
+Task<Result<void>> EtcdMutex::release() {
+  if (my_key_.empty()) co_return Error(ErrorCode::not_held, "release without a held lock");
+  co_return co_await delete_own_key();
+}
+
+}  // namespace lockstep

@@ -1,0 +1,53 @@
+// The etcd concurrency.Mutex family: one implementation, three published behaviours.
+//
+// Where it comes from: go.etcd.io/etcd/client/v3/concurrency (mutex.go, session.go).
+// What it does: each client puts `prefix/<lease id hex>` under its session lease with a
+//   create-if-absent txn; the key with the lowest create revision holds the lock; a waiter
+//   watches the newest older key from the read's revision until it is deleted, then checks
+//   again, until no older key remains.
+// Variants:
+//   - recheck_own_key = false: etcd up to 3.4. A waiter whose lease expired while it waited is
+//     told it holds the lock (etcd issue 11456, found by Jepsen).
+//   - recheck_own_key = true: etcd 3.5 on: after waiting it reads its own key and fails with
+//     session_expired if the key is gone.
+//   - The fencing token is the own key's create revision, which increases across holders.
+#pragma once
+
+#include <memory>
+
+#include "algorithms/lock.h"
+#include "algorithms/registry.h"
+#include "algorithms/session.h"
+
+namespace lockstep {
+
+struct EtcdMutexOptions {
+  std::int64_t session_ttl_seconds = 60;  // concurrency.NewSession's default TTL
+  bool recheck_own_key = true;
+  bool fencing = false;
+};
+
+class EtcdMutex : public Lock {
+ public:
+  EtcdMutex(NodeContext& ctx, std::string prefix, EtcdMutexOptions options);
+  ~EtcdMutex() override;
+
+  LockCapabilities capabilities() const override;
+  Task<Result<LockGrant>> acquire(LockMode mode, MonoTime deadline) override;
+  Task<Result<void>> release() override;
+
+ private:
+  // Waits until no key under the prefix has a create revision <= max_create_revision.
+  Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
+  Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
+  Task<Result<void>> delete_own_key();
+
+  NodeContext& ctx_;
+  std::string prefix_;  // ends with '/'
+  EtcdMutexOptions options_;
+  std::unique_ptr<Session> session_;
+  std::string my_key_;
+  Revision my_revision_ = -1;
+};
+
+}  // namespace lockstep

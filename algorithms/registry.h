@@ -1,0 +1,48 @@
+// The algorithm registry: every lock of the catalogue by name, with its options.
+//
+// Contract: names are stable (they appear in scenario files and reports). Each algorithm
+// declares its options with the published defaults; make() refuses unknown option names.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/lock.h"
+#include "kv/node_context.h"
+
+namespace lockstep {
+
+struct OptionSpec {
+  std::string name;   // e.g. "lease_ttl_seconds"
+  std::int64_t default_value = 0;
+  std::string description;
+};
+
+// Option values by name; every declared option is present once resolved.
+using AlgorithmOptions = std::map<std::string, std::int64_t>;
+
+struct LockSetup {
+  std::string lock_name = "/lockstep/lock";  // the key or key prefix the lock uses
+  AlgorithmOptions options;                  // resolved: defaults filled in
+};
+
+struct AlgorithmInfo {
+  std::string name;
+  std::string summary;  // one line, for `lockstep list`
+  LockCapabilities capabilities;
+  std::vector<OptionSpec> options;
+  std::function<std::unique_ptr<Lock>(NodeContext&, const LockSetup&)> make;
+};
+
+const std::vector<AlgorithmInfo>& algorithm_catalogue();
+const AlgorithmInfo* find_algorithm(const std::string& name);
+
+// Fills in defaults; returns an error message naming an unknown option, or nullopt.
+std::optional<std::string> resolve_options(const AlgorithmInfo& info, AlgorithmOptions& options);
+
+}  // namespace lockstep

@@ -1,0 +1,48 @@
+// Session: a lease kept alive in the background, as etcd's concurrency.Session does.
+//
+// Contract: open() grants a lease (ttl_seconds) and spawns a keep-alive task that sends one
+// keep-alive every keepalive_interval (default TTL/3, like the Go client). The session
+// believes its lease is alive until a keep-alive reply says TTL 0 or until TTL has passed on
+// the node's monotonic clock since the last successful reply; from then on alive() is false.
+// Note that belief lags the server: the server may have expired the lease earlier (on the
+// leader's clock), which is exactly what the checkers look for. close() stops the keep-alive
+// and revokes the lease. Destroying the Session stops the keep-alive (it is a scoped child).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "kv/node_context.h"
+
+namespace lockstep {
+
+class Session {
+ public:
+  Session(NodeContext& ctx, std::int64_t ttl_seconds, Duration keepalive_interval = Duration(0));
+  ~Session();
+
+  Task<Result<LeaseId>> open();
+  Task<Result<void>> close();
+
+  bool open_now() const { return lease_ != 0; }
+  bool alive() const;
+  LeaseId lease() const { return lease_; }
+  std::int64_t ttl_seconds() const { return ttl_seconds_; }
+
+ private:
+  struct State {
+    bool lost = false;
+    MonoTime last_reply;
+  };
+  static Task<void> keep_alive_loop(NodeContext* ctx, LeaseId lease, std::int64_t ttl_seconds,
+                                    Duration interval, std::shared_ptr<State> state);
+
+  NodeContext& ctx_;
+  std::int64_t ttl_seconds_;
+  Duration keepalive_interval_;
+  LeaseId lease_ = 0;
+  std::shared_ptr<State> state_;
+  SpawnHandle keepalive_;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,82 @@
+// The history: what a run recorded, and the contract between runners, checkers and reports.
+//
+// A history is a sequence of events in the order they happened on the true clock. Operations
+// follow Jepsen's convention: a process has at most one operation outstanding; an `invoke`
+// event opens it and the next `ok`, `fail` or `info` event of the same process closes it.
+//   ok    the operation took effect, with `result`;
+//   fail  it definitely did not take effect;
+//   info  indeterminate: it may have taken effect at any time after its invoke, or never.
+// Other kinds record what is not an operation: injected faults (`fault`), and free-form lines
+// from algorithms and the runner (`trace`), and facts the simulator knows but no client saw
+// (`truth`: e.g. a lock key really created or deleted in the store at a revision).
+//
+// The JSON Lines encoding is documented in docs/history-format.md. Keys and values inside
+// `args`/`result` are strings; bytes that are not printable ASCII are escaped by the writer.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kv/types.h"  // escape_bytes
+
+namespace lockstep {
+
+enum class EventKind { invoke, ok, fail, info, fault, trace, truth };
+
+const char* event_kind_name(EventKind kind);
+std::optional<EventKind> parse_event_kind(const std::string& name);
+
+struct HistoryEvent {
+  std::int64_t index = 0;         // position in the history, from 0
+  std::string process;            // "client-0", "member-1", "resource", "world"
+  EventKind kind = EventKind::trace;
+  std::string op;                 // "acquire", "release", "write", "partition", ...
+  nlohmann::json args = nlohmann::json::object();
+  nlohmann::json result = nlohmann::json::object();
+  std::int64_t true_ns = 0;       // the true (reference) clock
+  std::optional<std::int64_t> local_ns;  // the process's own monotonic clock, when it has one
+
+  bool is_completion() const {
+    return kind == EventKind::ok || kind == EventKind::fail || kind == EventKind::info;
+  }
+};
+
+struct HistoryHeader {
+  int version = 1;
+  nlohmann::json meta = nlohmann::json::object();  // seed, algorithm, backend, ...
+};
+
+struct History {
+  HistoryHeader header;
+  std::vector<HistoryEvent> events;
+};
+
+// Serialisation. write_* never throws on odd bytes: strings are escaped to valid UTF-8.
+nlohmann::json event_to_json(const HistoryEvent& event);
+void write_history_jsonl(std::ostream& out, const History& history);
+std::string history_event_line(const HistoryEvent& event);
+std::string history_header_line(const HistoryHeader& header);
+
+// Parsing. On malformed input returns an error naming the line number and what was expected.
+struct HistoryParseError {
+  std::int64_t line = 0;
+  std::string message;
+};
+struct HistoryParseResult {
+  std::optional<History> history;
+  std::optional<HistoryParseError> error;
+};
+HistoryParseResult parse_history_jsonl(std::istream& in);
+
+// A 64-bit FNV-1a digest of the JSON Lines text: equal histories have equal hashes on every
+// build type and platform.
+std::uint64_t history_hash(const History& history);
+std::string hash_hex(std::uint64_t hash);
+
+}  // namespace lockstep

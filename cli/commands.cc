@@ -1,0 +1,11 @@
+#include "cli/commands.h"
+
+namespace lockstep::cli {
+
+void register_commands(CLI::App& app, CommandSet& commands) {
+  add_list_command(app, commands);
+  add_run_command(app, commands);
+  add_demo_command(app, commands);
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,26 @@
+// The subcommands of `lockstep`, each defined in its own file and registered here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace lockstep::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitViolated = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitUnknown = 3;
+
+// The action of whichever subcommand was chosen.
+struct CommandSet {
+  std::function<int()> action;
+  int run() const { return action ? action() : kExitBadInput; }
+};
+
+void register_commands(CLI::App& app, CommandSet& commands);
+
+void add_list_command(CLI::App& app, CommandSet& commands);
+void add_run_command(CLI::App& app, CommandSet& commands);
+void add_demo_command(CLI::App& app, CommandSet& commands);
+
+}  // namespace lockstep::cli

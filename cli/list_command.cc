@@ -1,0 +1,23 @@
+#include <fmt/core.h>
+
+#include "algorithms/registry.h"
+#include "cli/commands.h"
+
+namespace lockstep::cli {
+
+void add_list_command(CLI::App& app, CommandSet& commands) {
+  auto* cmd = app.add_subcommand("list", "List the lock algorithms of the catalogue");
+  cmd->callback([&commands] {
+    commands.action = [] {
+      fmt::print("Algorithms:\n");
+      for (const auto& a : algorithm_catalogue()) {
+        fmt::print("  {:<22} {}\n", a.name, a.summary);
+        for (const auto& o : a.options)
+          fmt::print("  {:<22}   option {}={} ({})\n", "", o.name, o.default_value, o.description);
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,75 @@
+#include <fmt/core.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "harness/run_files.h"
+#include "harness/sim_runner.h"
+
+namespace lockstep::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string algorithm;
+  std::uint64_t seed = 1;
+  int clients = 3;
+  double duration_seconds = 30;
+  int members = 1;
+  std::string out_dir;
+  bool force = false;
+};
+
+int run(const RunArgs& args) {
+  RunConfig config;
+  config.algorithm = args.algorithm;
+  config.seed = args.seed;
+  config.workload.clients = args.clients;
+  config.etcd.members = args.members;
+  if (!(args.duration_seconds > 0) || args.duration_seconds > 86400) {
+    std::cerr << "lockstep run: --duration must be between 0 and 86400 seconds\n";
+    return kExitBadInput;
+  }
+  config.workload.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
+  if (auto err = validate_run_config(config); !err.empty()) {
+    std::cerr << "lockstep run: " << err << "\n";
+    return kExitBadInput;
+  }
+  RunResult result = run_simulation(config);
+  std::cout << verdict_text(config, result);
+  if (!args.out_dir.empty()) {
+    if (auto err = write_run_directory(args.out_dir, config, result, args.force); !err.empty()) {
+      std::cerr << "lockstep run: " << err << "\n";
+      return kExitBadInput;
+    }
+    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json,scenario.json}\n";
+  }
+  return result.all_ok() ? kExitOk : kExitViolated;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandSet& commands) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "Run one lock algorithm on the simulated etcd cluster");
+  cmd->add_option("--algorithm", args->algorithm, "Algorithm name (see `lockstep list`)")
+      ->required();
+  cmd->add_option("--seed", args->seed, "Seed deciding every delay and fault")
+      ->capture_default_str();
+  cmd->add_option("--clients", args->clients, "Number of clients")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--duration", args->duration_seconds,
+                  "Simulated seconds during which clients start lock cycles")
+      ->capture_default_str();
+  cmd->add_option("--members", args->members, "etcd members (1, 3 or 5)")
+      ->check(CLI::IsMember({1, 3, 5}))
+      ->capture_default_str();
+  cmd->add_option("--out", args->out_dir,
+                  "Directory for history.jsonl, verdict.json and scenario.json");
+  cmd->add_flag("--force", args->force, "Overwrite files already in --out");
+  cmd->callback([&commands, args] { commands.action = [args] { return run(*args); }; });
+}
+
+}  // namespace lockstep::cli

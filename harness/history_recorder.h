@@ -1,0 +1,47 @@
+// HistoryRecorder: turns what happens in a run into a History.
+//
+// Contract: events are appended in the order they happen, which is true-time order. Client
+// operations follow the history's invoke/complete discipline: at most one open operation per
+// process; complete_open() closes a crashed client's open operation as `info`.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "checker/history.h"
+#include "harness/workload.h"
+#include "sim/world.h"
+
+namespace lockstep {
+
+class HistoryRecorder : public sim::WorldObserver, public OperationLog {
+ public:
+  explicit HistoryRecorder(sim::World& world) : world_(world) {}
+
+  void invoke(const std::string& process, const std::string& op, nlohmann::json args,
+              Duration local) override;
+  void complete(const std::string& process, EventKind kind, nlohmann::json result,
+                Duration local) override;
+  // Closes the open operation of `process`, if any, as indeterminate.
+  void complete_open(const std::string& process, const std::string& why);
+  bool has_open(const std::string& process) const { return open_ops_.count(process) != 0; }
+
+  void on_fault(TrueTime now, const std::string& process, const std::string& op,
+                const nlohmann::json& args) override;
+  void on_truth(TrueTime now, const std::string& process, const std::string& op,
+                const nlohmann::json& args) override;
+  void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
+                const std::string& message) override;
+
+  History& history() { return history_; }
+
+ private:
+  HistoryEvent& append(const std::string& process, EventKind kind, const std::string& op);
+
+  sim::World& world_;
+  History history_;
+  std::map<std::string, std::string> open_ops_;  // process -> op name
+};
+
+}  // namespace lockstep

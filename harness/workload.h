@@ -1,0 +1,42 @@
+// The lock workload: what each client does, on any backend.
+//
+// Contract: a client loops acquire (with a deadline), critical section, release, think, until
+// told to stop or its cycle budget is spent. Every acquire and release is recorded as an
+// operation: `ok`, `fail` (definite error) or `info` (indeterminate error). A try-only lock
+// is polled every try_retry_interval until the deadline; the polling is one "acquire"
+// operation, as a caller of such a lock experiences it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/lock.h"
+#include "checker/history.h"
+#include "harness/run_config.h"
+#include "kv/node_context.h"
+
+namespace lockstep {
+
+class OperationLog {
+ public:
+  virtual ~OperationLog() = default;
+  virtual void invoke(const std::string& process, const std::string& op, nlohmann::json args,
+                      Duration local) = 0;
+  virtual void complete(const std::string& process, EventKind kind, nlohmann::json result,
+                        Duration local) = 0;
+};
+
+struct ClientStop {
+  bool requested = false;
+};
+
+Task<void> run_lock_client(NodeContext* ctx, Lock* lock, OperationLog* log,
+                           WorkloadConfig config, std::shared_ptr<ClientStop> stop);
+
+// The result of a failed call as history fields: {"error": name, "message": ...}.
+nlohmann::json error_json(const Error& error);
+EventKind completion_kind(const Error& error);
+
+}  // namespace lockstep

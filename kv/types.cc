@@ -1,0 +1,79 @@
+#include "kv/types.h"
+
+#include <cstdio>
+
+namespace lockstep {
+
+std::string prefix_range_end(const std::string& prefix) {
+  std::string end = prefix;
+  for (auto i = end.size(); i > 0; --i) {
+    auto& c = reinterpret_cast<unsigned char&>(end[i - 1]);
+    if (c < 0xff) {
+      ++c;
+      end.resize(i);
+      return end;
+    }
+  }
+  // Every byte is 0xff (or the prefix is empty): select every key (etcd's "\0").
+  return std::string(1, '\0');
+}
+
+std::string escape_bytes(const std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (unsigned char c : bytes) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+Compare Compare::version_of(std::string key, CompareResult r, std::int64_t v) {
+  Compare c;
+  c.key = std::move(key);
+  c.result = r;
+  c.target = CompareTarget::version;
+  c.version = v;
+  return c;
+}
+Compare Compare::create_revision_of(std::string key, CompareResult r, Revision rev) {
+  Compare c;
+  c.key = std::move(key);
+  c.result = r;
+  c.target = CompareTarget::create;
+  c.create_revision = rev;
+  return c;
+}
+Compare Compare::mod_revision_of(std::string key, CompareResult r, Revision rev) {
+  Compare c;
+  c.key = std::move(key);
+  c.result = r;
+  c.target = CompareTarget::mod;
+  c.mod_revision = rev;
+  return c;
+}
+Compare Compare::value_of(std::string key, CompareResult r, std::string value) {
+  Compare c;
+  c.key = std::move(key);
+  c.result = r;
+  c.target = CompareTarget::value;
+  c.value = std::move(value);
+  return c;
+}
+Compare Compare::lease_of(std::string key, CompareResult r, LeaseId lease) {
+  Compare c;
+  c.key = std::move(key);
+  c.result = r;
+  c.target = CompareTarget::lease;
+  c.lease = lease;
+  return c;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lockstep needs (when missing) and builds it.
+#
+#   scripts/setup.sh [release] [debug] [sanitize]    (default: release)
+#
+# Build directories: build/release, build/debug, build/sanitize. Needs root (or sudo) only
+# when a package is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build clang libclang-rt-14-dev
+  catch2 librapidcheck-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  etcd-server etcd-client
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+types=("$@")
+((${#types[@]})) || types=(release)
+jobs=$(nproc)
+for t in "${types[@]}"; do
+  case "$t" in
+    release) cmake_type=Release ;;
+    debug) cmake_type=Debug ;;
+    sanitize) cmake_type=Sanitize ;;
+    *) echo "setup: unknown build type '$t' (expected release, debug or sanitize)" >&2; exit 2 ;;
+  esac
+  cmake -S . -B "build/$t" -G Ninja -DCMAKE_BUILD_TYPE="$cmake_type" -DLOCKSTEP_WERROR=ON >/dev/null
+  cmake --build "build/$t" -j "$jobs"
+done

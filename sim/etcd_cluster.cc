@@ -1,0 +1,92 @@
+#include "sim/etcd_cluster.h"
+
+#include <cassert>
+
+namespace lockstep::sim {
+
+EtcdCluster::EtcdCluster(World& world, Network& network, EtcdConfig config)
+    : world_(world), network_(network), config_(config) {
+  assert(config_.members >= 1);
+  const Rng rng = world_.rng_for("etcd");
+  for (int i = 0; i < config_.members; ++i) {
+    const ProcessId pid = world_.add_process("member-" + std::to_string(i));
+    members_.push_back(std::make_unique<EtcdMember>(*this, i, pid, rng.fork(static_cast<std::uint64_t>(i))));
+    EtcdMember* m = members_.back().get();
+    world_.set_crash_hook(pid, [m] { m->on_crash(); });
+    world_.set_restart_hook(pid, [m] { m->start(); });
+  }
+  for (auto& m : members_) m->start();
+}
+
+std::vector<ProcessId> EtcdCluster::member_pids() const {
+  std::vector<ProcessId> pids;
+  for (const auto& m : members_) pids.push_back(m->pid());
+  return pids;
+}
+
+int EtcdCluster::leader() const {
+  int best = -1;
+  for (const auto& m : members_) {
+    if (!m->is_leader() || world_.process(m->pid()).crashed) continue;
+    if (best < 0 || m->term() > member(best).term()) best = m->index();
+  }
+  return best;
+}
+
+void EtcdCluster::send_request(ProcessId client, int member_index, ReplyRoute route,
+                               ClientRequest request) {
+  EtcdMember* target = members_[static_cast<std::size_t>(member_index)].get();
+  network_.send(client, target->pid(), [target, route, request = std::move(request)]() mutable {
+    target->handle_client(route, std::move(request));
+  });
+}
+
+void EtcdCluster::send_reply(int member_index, ProcessId client, std::function<void()> deliver) {
+  network_.send(member(member_index).pid(), client, std::move(deliver));
+}
+
+void EtcdCluster::register_client(ProcessId client, ReplySink sink) {
+  reply_sinks_[client] = std::move(sink);
+}
+
+void EtcdCluster::deliver_reply(ProcessId client, std::uint64_t call_id,
+                                Result<ClientResponse> response) {
+  auto it = reply_sinks_.find(client);
+  if (it != reply_sinks_.end()) it->second(call_id, std::move(response));
+}
+
+void EtcdCluster::register_stream_break(ProcessId client, StreamBreakSink sink) {
+  stream_break_sinks_[client] = std::move(sink);
+}
+
+void EtcdCluster::break_streams_of(int member_index) {
+  for (auto& [client, sink] : stream_break_sinks_) {
+    // The reset reaches the client after a network delay, like any packet.
+    network_.send(member(member_index).pid(), client,
+                  [sink, member_index] { sink(member_index); });
+  }
+}
+
+void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& events,
+                                 const LogEntry& entry) {
+  if (index <= max_reported_index_) return;  // another member applied it first
+  max_reported_index_ = index;
+  for (const auto& e : events) {
+    nlohmann::json args = {{"key", escape_bytes(e.kv.key)},
+                           {"revision", e.kv.mod_revision}};
+    if (e.type == EventType::put) {
+      args["create_revision"] = e.kv.create_revision;
+      args["lease"] = e.kv.lease;
+    }
+    if (entry.from_lease_expiry) args["lease_expired"] = true;
+    world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete", args);
+  }
+}
+
+void EtcdCluster::report_lease_expired(int member_index, LeaseId lease) {
+  // The leader's lessor found the lease expired on the leader's own clock.
+  world_.record_truth(world_.process(member(member_index).pid()).name, "lease-expired",
+                      {{"lease", lease}});
+}
+
+}  // namespace lockstep::sim

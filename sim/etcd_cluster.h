@@ -1,0 +1,72 @@
+// EtcdCluster: the simulated etcd members and the plumbing between them.
+//
+// Contract: owns N EtcdMembers (N = 1, 3 or 5), each a process of the World reached over the
+// Network. Clients talk to members with send_request(); members talk to each other through
+// the typed helpers below, which go through the network (so partitions, delay and loss apply
+// between members too). The cluster also reports the truth of the store to the world's
+// observer: every key change and lease expiry, once, when the first member applies it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "sim/etcd_config.h"
+#include "sim/etcd_member.h"
+#include "sim/network.h"
+#include "sim/world.h"
+
+namespace lockstep::sim {
+
+class EtcdCluster {
+ public:
+  EtcdCluster(World& world, Network& network, EtcdConfig config);
+
+  World& world() { return world_; }
+  Network& network() { return network_; }
+  const EtcdConfig& config() const { return config_; }
+  EtcdConfig& mutable_config() { return config_; }
+
+  int size() const { return static_cast<int>(members_.size()); }
+  EtcdMember& member(int index) { return *members_[static_cast<std::size_t>(index)]; }
+  const EtcdMember& member(int index) const { return *members_[static_cast<std::size_t>(index)]; }
+  std::vector<ProcessId> member_pids() const;
+  // The member that currently leads with the highest term, or -1.
+  int leader() const;
+
+  // Delivery of a client request to a member, over the network.
+  void send_request(ProcessId client, int member_index, ReplyRoute route, ClientRequest request);
+  // Delivery of a member's reply to a client: `deliver` runs on the client.
+  void send_reply(int member_index, ProcessId client, std::function<void()> deliver);
+
+  // Member-to-member messages.
+  template <typename Fn>
+  void send_to_member(int from, int to, Fn&& fn) {
+    EtcdMember* target = members_[static_cast<std::size_t>(to)].get();
+    network_.send(member(from).pid(), target->pid(),
+                  [target, fn = std::forward<Fn>(fn)]() mutable { fn(*target); });
+  }
+
+  // Truth reporting: called by members after applying log index `index`.
+  void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry);
+  void report_lease_expired(int member_index, LeaseId lease);
+
+  // The client-side hook for replies: registered by each client endpoint.
+  using ReplySink = std::function<void(std::uint64_t call_id, Result<ClientResponse>)>;
+  void register_client(ProcessId client, ReplySink sink);
+  void deliver_reply(ProcessId client, std::uint64_t call_id, Result<ClientResponse> response);
+  // A member crashed: every client stream served by it breaks (as a TCP reset would).
+  using StreamBreakSink = std::function<void(int member_index)>;
+  void register_stream_break(ProcessId client, StreamBreakSink sink);
+  void break_streams_of(int member_index);
+
+ private:
+  World& world_;
+  Network& network_;
+  EtcdConfig config_;
+  std::vector<std::unique_ptr<EtcdMember>> members_;
+  std::uint64_t max_reported_index_ = 0;
+  std::map<ProcessId, ReplySink> reply_sinks_;
+  std::map<ProcessId, StreamBreakSink> stream_break_sinks_;
+};
+
+}  // namespace lockstep::sim

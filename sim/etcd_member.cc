@@ -1,0 +1,704 @@
+#include "sim/etcd_member.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/etcd_cluster.h"
+
+namespace lockstep::sim {
+
+namespace {
+template <typename... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <typename... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+bool is_write(const ClientRequest& r) {
+  return std::holds_alternative<PutRequest>(r) || std::holds_alternative<DeleteRangeRequest>(r) ||
+         std::holds_alternative<TxnRequest>(r) || std::holds_alternative<CompactionRequest>(r) ||
+         std::holds_alternative<LeaseGrantRequest>(r) ||
+         std::holds_alternative<LeaseRevokeRequest>(r);
+}
+}  // namespace
+
+EtcdMember::EtcdMember(EtcdCluster& cluster, int index, ProcessId pid, Rng rng)
+    : cluster_(cluster),
+      index_(index),
+      pid_(pid),
+      rng_(rng),
+      store_(EtcdStoreOptions{cluster.config().min_lease_ttl_seconds, cluster.config().max_txn_ops}) {}
+
+std::uint64_t EtcdMember::member_id() const { return 0x100 + static_cast<std::uint64_t>(index_); }
+
+int EtcdMember::quorum() const { return cluster_.size() / 2 + 1; }
+
+ResponseHeader EtcdMember::header() const {
+  ResponseHeader h;
+  h.cluster_id = cluster_.config().cluster_id;
+  h.member_id = member_id();
+  h.revision = store_.revision();
+  h.raft_term = term_;
+  return h;
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+void EtcdMember::start() {
+  role_ = MemberRole::follower;
+  leader_ = -1;
+  commit_index_ = applied_index_;
+  reset_election_timer();
+  // A one-member cluster still holds an election, after its first timeout, like etcd.
+}
+
+void EtcdMember::on_crash() {
+  role_ = MemberRole::follower;
+  leader_ = -1;
+  votes_.clear();
+  next_index_.clear();
+  match_index_.clear();
+  last_ack_local_.clear();
+  acked_seq_.clear();
+  leader_reads_.clear();
+  revoking_.clear();
+  pending_.clear();
+  watchers_.clear();
+  ++election_generation_;
+  ++heartbeat_generation_;
+  cluster_.break_streams_of(index_);
+}
+
+// ---------------------------------------------------------------- roles and timers
+
+void EtcdMember::reset_election_timer() {
+  const std::uint64_t generation = ++election_generation_;
+  // Randomised in [T, 2T) as in Raft, on this member's own clock.
+  const auto timeout_ns = cluster_.config().election_timeout.count();
+  const Duration timeout(timeout_ns + static_cast<std::int64_t>(
+                                          rng_.below(static_cast<std::uint64_t>(timeout_ns))));
+  cluster_.world().schedule_after_local(timeout, pid_, [this, generation] {
+    if (generation != election_generation_ || role_ == MemberRole::leader) return;
+    become_candidate(/*forced=*/false);
+  });
+}
+
+void EtcdMember::become_follower(std::uint64_t term, int leader) {
+  const bool was_leader = role_ == MemberRole::leader;
+  if (term > term_) {
+    term_ = term;
+    voted_for_ = -1;
+  }
+  role_ = MemberRole::follower;
+  leader_ = leader;
+  if (was_leader) {
+    ++heartbeat_generation_;
+    leader_reads_.clear();
+    revoking_.clear();
+    // Reads waiting on a ReadIndex this member would have answered fail over to the new leader.
+  }
+  if (leader >= 0) {
+    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
+    retry_waiting_requests();
+  }
+  reset_election_timer();
+}
+
+void EtcdMember::become_candidate(bool forced) {
+  role_ = MemberRole::candidate;
+  ++term_;
+  voted_for_ = index_;
+  leader_ = -1;
+  votes_ = {index_};
+  reset_election_timer();
+  if (static_cast<int>(votes_.size()) >= quorum()) {
+    become_leader();
+    return;
+  }
+  VoteRequest req{term_, index_, last_log_index(), log_term(last_log_index()), forced};
+  for (int peer = 0; peer < cluster_.size(); ++peer) {
+    if (peer == index_) continue;
+    cluster_.send_to_member(index_, peer, [req](EtcdMember& m) { m.on_vote_request(req); });
+  }
+}
+
+void EtcdMember::become_leader() {
+  role_ = MemberRole::leader;
+  leader_ = index_;
+  ++election_generation_;  // no elections while leading
+  const Duration now_local = cluster_.world().local_monotonic(pid_);
+  for (int peer = 0; peer < cluster_.size(); ++peer) {
+    next_index_[peer] = last_log_index() + 1;
+    match_index_[peer] = 0;
+    last_ack_local_[peer] = now_local;
+    acked_seq_[peer] = 0;
+  }
+  match_index_[index_] = last_log_index();
+  // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
+  store_.extend_all_leases(MonoTime(now_local), cluster_.config().election_timeout);
+  cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-elected",
+                                {{"term", term_}, {"member", index_}});
+  // An empty entry of the new term lets the leader commit what earlier terms left behind
+  // (Raft's no-op); a no-op compaction request is not used: an empty txn is a read-only no-op.
+  LogEntry noop;
+  noop.term = term_;
+  noop.op = TxnRequest{};
+  log_.push_back(std::move(noop));
+  match_index_[index_] = last_log_index();
+  schedule_heartbeat();
+  schedule_lease_scan();
+  broadcast_append();
+  advance_commit();
+  retry_waiting_requests();
+}
+
+void EtcdMember::schedule_heartbeat() {
+  const std::uint64_t generation = heartbeat_generation_;
+  cluster_.world().schedule_after_local(cluster_.config().heartbeat_interval, pid_,
+                                        [this, generation] {
+    if (generation != heartbeat_generation_ || role_ != MemberRole::leader) return;
+    // Check-quorum: a leader that has not heard from a majority within an election timeout
+    // steps down, so a minority leader stops serving.
+    const Duration now_local = cluster_.world().local_monotonic(pid_);
+    int recent = 1;
+    for (const auto& [peer, at] : last_ack_local_)
+      if (peer != index_ && now_local - at <= cluster_.config().election_timeout) ++recent;
+    if (recent < quorum()) {
+      cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
+                                    {{"term", term_}, {"member", index_}});
+      become_follower(term_, -1);
+      return;
+    }
+    broadcast_append();
+    schedule_heartbeat();
+  });
+}
+
+void EtcdMember::broadcast_append() {
+  ++heartbeat_seq_;
+  acked_seq_[index_] = heartbeat_seq_;
+  for (int peer = 0; peer < cluster_.size(); ++peer)
+    if (peer != index_) send_append(peer);
+  confirm_reads(heartbeat_seq_, index_);
+}
+
+void EtcdMember::send_append(int peer) {
+  Append m;
+  m.term = term_;
+  m.leader = index_;
+  const std::uint64_t next = std::max<std::uint64_t>(1, next_index_[peer]);
+  m.prev_index = next - 1;
+  m.prev_term = log_term(m.prev_index);
+  for (std::uint64_t i = next; i <= last_log_index() && m.entries.size() < 64; ++i)
+    m.entries.push_back(log_[i - 1]);
+  m.leader_commit = commit_index_;
+  m.heartbeat_seq = heartbeat_seq_;
+  cluster_.send_to_member(index_, peer, [m = std::move(m)](EtcdMember& t) { t.on_append(m); });
+}
+
+// ---------------------------------------------------------------- raft messages
+
+void EtcdMember::on_vote_request(const VoteRequest& m) {
+  const Duration now_local = cluster_.world().local_monotonic(pid_);
+  // A member that hears a live leader ignores campaigns (etcd's check-quorum lease), unless
+  // the campaign is a leadership transfer.
+  const bool in_lease = leader_ >= 0 &&
+                        now_local - last_heard_leader_local_ < cluster_.config().election_timeout;
+  if (!m.forced && in_lease && m.term > term_) return;
+  if (m.term > term_) become_follower(m.term, -1);
+  const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
+                          (m.last_log_term == log_term(last_log_index()) &&
+                           m.last_log_index >= last_log_index());
+  bool granted = false;
+  if (m.term == term_ && up_to_date && (voted_for_ == -1 || voted_for_ == m.candidate)) {
+    voted_for_ = m.candidate;
+    granted = true;
+    reset_election_timer();
+  }
+  VoteReply reply{term_, index_, granted};
+  cluster_.send_to_member(index_, m.candidate, [reply](EtcdMember& t) { t.on_vote_reply(reply); });
+}
+
+void EtcdMember::on_vote_reply(const VoteReply& m) {
+  if (m.term > term_) {
+    become_follower(m.term, -1);
+    return;
+  }
+  if (role_ != MemberRole::candidate || m.term != term_ || !m.granted) return;
+  votes_.insert(m.from);
+  if (static_cast<int>(votes_.size()) >= quorum()) become_leader();
+}
+
+void EtcdMember::on_append(const Append& m) {
+  if (m.term < term_) {
+    AppendReply reply{term_, index_, false, 0, m.heartbeat_seq};
+    cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
+    return;
+  }
+  if (m.term > term_ || role_ != MemberRole::follower || leader_ != m.leader) {
+    become_follower(m.term, m.leader);
+  } else {
+    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
+    reset_election_timer();
+  }
+  bool success = m.prev_index <= last_log_index() && log_term(m.prev_index) == m.prev_term;
+  std::uint64_t match = 0;
+  if (success) {
+    std::uint64_t i = m.prev_index;
+    for (const auto& e : m.entries) {
+      ++i;
+      if (i <= last_log_index()) {
+        if (log_[i - 1].term == e.term) continue;
+        assert(i > applied_index_ && "a committed entry is never overwritten");
+        log_.resize(i - 1);
+      }
+      log_.push_back(e);
+    }
+    match = m.prev_index + m.entries.size();
+    const std::uint64_t new_commit = std::min(m.leader_commit, match);
+    if (new_commit > commit_index_) {
+      commit_index_ = new_commit;
+      apply_committed();
+    }
+  }
+  AppendReply reply{term_, index_, success, match, m.heartbeat_seq};
+  cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
+}
+
+void EtcdMember::on_append_reply(const AppendReply& m) {
+  if (m.term > term_) {
+    become_follower(m.term, -1);
+    return;
+  }
+  if (role_ != MemberRole::leader || m.term != term_) return;
+  last_ack_local_[m.from] = cluster_.world().local_monotonic(pid_);
+  if (m.success) {
+    match_index_[m.from] = std::max(match_index_[m.from], m.match_index);
+    next_index_[m.from] = match_index_[m.from] + 1;
+    advance_commit();
+    if (next_index_[m.from] <= last_log_index()) send_append(m.from);
+  } else if (next_index_[m.from] > 1) {
+    --next_index_[m.from];
+    send_append(m.from);
+  }
+  confirm_reads(m.heartbeat_seq, m.from);
+}
+
+void EtcdMember::advance_commit() {
+  if (role_ != MemberRole::leader) return;
+  for (std::uint64_t n = last_log_index(); n > commit_index_; --n) {
+    if (log_term(n) != term_) break;  // Raft: only entries of the current term by counting
+    int count = 0;
+    for (const auto& [peer, match] : match_index_)
+      if (match >= n) ++count;
+    if (count >= quorum()) {
+      commit_index_ = n;
+      apply_committed();
+      break;
+    }
+  }
+}
+
+void EtcdMember::on_timeout_now() {
+  if (role_ == MemberRole::leader) return;
+  become_candidate(/*forced=*/true);
+}
+
+void EtcdMember::transfer_leadership(int successor) {
+  if (role_ != MemberRole::leader || successor == index_) return;
+  become_follower(term_, -1);
+  cluster_.send_to_member(index_, successor, [](EtcdMember& t) { t.on_timeout_now(); });
+}
+
+// ---------------------------------------------------------------- applying
+
+void EtcdMember::apply_committed() {
+  while (applied_index_ < commit_index_) {
+    const LogEntry& entry = log_[applied_index_];
+    ++applied_index_;
+    Result<ClientResponse> result = apply_entry(entry);
+    if (entry.origin_member == index_ && entry.origin_request != 0)
+      finish_request(entry.origin_request, std::move(result));
+  }
+  serve_ready_reads();
+}
+
+Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
+  std::vector<Event> events;
+  const MonoTime now(cluster_.world().local_monotonic(pid_));
+  Result<ClientResponse> result = std::visit(
+      Overloaded{
+          [&](const PutRequest& r) -> Result<ClientResponse> {
+            auto x = store_.put(r, &events);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+          [&](const DeleteRangeRequest& r) -> Result<ClientResponse> {
+            auto x = store_.delete_range(r, &events);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+          [&](const TxnRequest& r) -> Result<ClientResponse> {
+            auto x = store_.txn(r, &events);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+          [&](const CompactionRequest& r) -> Result<ClientResponse> {
+            auto x = store_.compact(r);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+          [&](const LeaseGrantRequest& r) -> Result<ClientResponse> {
+            auto x = store_.lease_grant(r, now);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+          [&](const LeaseRevokeRequest& r) -> Result<ClientResponse> {
+            revoking_.erase(r.id);
+            auto x = store_.lease_revoke(r.id, &events);
+            if (!x) return x.error();
+            return ClientResponse(with_header(std::move(x).value()));
+          },
+      },
+      entry.op);
+  cluster_.report_applied(applied_index_, events, entry);
+  if (!events.empty()) dispatch_watch_events(events);
+  return result;
+}
+
+// ---------------------------------------------------------------- serving clients
+
+void EtcdMember::handle_client(ReplyRoute route, ClientRequest request) {
+  const std::uint64_t id = next_request_id_++;
+  const TrueTime deadline = cluster_.world().now() + cluster_.config().server_request_timeout;
+  if (auto* w = std::get_if<WatchCreateRequest>(&request)) {
+    create_watch(route, std::move(*w));
+    return;
+  }
+  if (auto* c = std::get_if<WatchCancelRequest>(&request)) {
+    const auto it = watchers_.find(c->watch_id);
+    WatchResponse r;
+    r.header = header();
+    r.watch_id = c->watch_id;
+    r.canceled = true;
+    if (it != watchers_.end()) watchers_.erase(it);
+    reply(route, ClientResponse(std::move(r)));
+    return;
+  }
+  if (auto* range = std::get_if<RangeRequest>(&request); range && range->serializable) {
+    auto x = store_.range(*range);
+    if (!x) {
+      reply(route, x.error());
+    } else {
+      reply(route, ClientResponse(with_header(std::move(x).value())));
+    }
+    return;
+  }
+  pending_[id] = PendingRequest{route, std::move(request), deadline, false, std::nullopt};
+  cluster_.world().schedule_at(deadline, pid_, [this] { fail_expired_requests(); });
+  retry_waiting_requests();
+}
+
+// Sends every pending request that is not yet in flight on its way, if a leader is known.
+void EtcdMember::retry_waiting_requests() {
+  if (leader_ < 0) return;
+  // Sending may complete requests at once (a one-member cluster commits on proposal), which
+  // erases them from pending_: walk a copy of the ids.
+  std::vector<std::uint64_t> waiting;
+  for (const auto& [id, p] : pending_)
+    if (!p.in_flight) waiting.push_back(id);
+  for (const std::uint64_t id : waiting) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.in_flight) continue;
+    it->second.in_flight = true;
+    ClientRequest req = it->second.request;
+    if (std::holds_alternative<RangeRequest>(req)) {
+      start_read(id);
+    } else if (is_write(req)) {
+      // A proposal is sent once; if it is lost, the request fails at the server timeout.
+      LogOp op = std::visit(
+          Overloaded{[](PutRequest& r) -> LogOp { return r; },
+                     [](DeleteRangeRequest& r) -> LogOp { return r; },
+                     [](TxnRequest& r) -> LogOp { return r; },
+                     [](CompactionRequest& r) -> LogOp { return r; },
+                     [this](LeaseGrantRequest& r) -> LogOp {
+                       // The member that receives a grant picks the id, as etcd does.
+                       if (r.id == 0)
+                         r.id = static_cast<LeaseId>(
+                             (rng_.next_u64() & 0xffffffffffffULL) |
+                             (static_cast<std::uint64_t>(index_ + 1) << 48));
+                       return r;
+                     },
+                     [](LeaseRevokeRequest& r) -> LogOp { return r; },
+                     [](auto&) -> LogOp { return TxnRequest{}; }},
+          req);
+      propose(std::move(op), id);
+    } else if (is_leader()) {
+      // Keep-alive and time-to-live: the leader answers.
+      on_leader_lease_call(index_, id, req);
+    } else {
+      cluster_.send_to_member(index_, leader_, [from = index_, id, req](EtcdMember& t) {
+        t.on_leader_lease_call(from, id, req);
+      });
+    }
+  }
+}
+
+void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
+  LogEntry entry;
+  entry.op = std::move(op);
+  entry.origin_member = index_;
+  entry.origin_request = request_id;
+  if (is_leader()) {
+    on_forwarded_proposal(std::move(entry));
+  } else {
+    cluster_.send_to_member(index_, leader_, [entry = std::move(entry)](EtcdMember& t) mutable {
+      t.on_forwarded_proposal(std::move(entry));
+    });
+  }
+}
+
+void EtcdMember::on_forwarded_proposal(LogEntry entry) {
+  if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
+  entry.term = term_;
+  log_.push_back(std::move(entry));
+  match_index_[index_] = last_log_index();
+  for (int peer = 0; peer < cluster_.size(); ++peer)
+    if (peer != index_) send_append(peer);
+  advance_commit();
+}
+
+void EtcdMember::start_read(std::uint64_t request_id) {
+  const std::uint64_t read_id = request_id;  // one ReadIndex request per pending read
+  if (is_leader()) {
+    on_read_index_request(index_, read_id);
+  } else {
+    cluster_.send_to_member(index_, leader_, [from = index_, read_id](EtcdMember& t) {
+      t.on_read_index_request(from, read_id);
+    });
+  }
+}
+
+void EtcdMember::on_read_index_request(int from, std::uint64_t read_id) {
+  if (role_ != MemberRole::leader) {
+    cluster_.send_to_member(index_, from, [read_id](EtcdMember& t) {
+      t.on_read_index_reply(read_id, std::nullopt);
+    });
+    return;
+  }
+  // The read may use the current commit index once a quorum confirms this member still leads:
+  // a heartbeat round sent after now must be acknowledged by a majority.
+  leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, read_id});
+  broadcast_append();
+}
+
+void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
+  if (role_ != MemberRole::leader) return;
+  acked_seq_[from] = std::max(acked_seq_[from], acked_seq);
+  std::vector<LeaderRead> still_waiting;
+  for (const auto& r : leader_reads_) {
+    int acks = 0;
+    for (const auto& [peer, seq] : acked_seq_)
+      if (seq >= r.seq) ++acks;
+    if (acks >= quorum()) {
+      const std::uint64_t index = r.commit_index;
+      cluster_.send_to_member(index_, r.from, [read_id = r.read_id, index](EtcdMember& t) {
+        t.on_read_index_reply(read_id, index);
+      });
+    } else {
+      still_waiting.push_back(r);
+    }
+  }
+  leader_reads_ = std::move(still_waiting);
+}
+
+void EtcdMember::on_read_index_reply(std::uint64_t read_id, std::optional<std::uint64_t> index) {
+  auto p = pending_.find(read_id);
+  if (p == pending_.end()) return;
+  if (!index) {
+    // Asked a former leader: retried when this member hears from a leader again.
+    p->second.in_flight = false;
+    return;
+  }
+  p->second.read_index = *index;
+  serve_ready_reads();
+}
+
+void EtcdMember::serve_ready_reads() {
+  std::vector<std::uint64_t> ready;
+  for (const auto& [id, p] : pending_)
+    if (std::holds_alternative<RangeRequest>(p.request) && p.read_index &&
+        *p.read_index <= applied_index_)
+      ready.push_back(id);
+  for (auto id : ready) {
+    auto x = store_.range(std::get<RangeRequest>(pending_[id].request));
+    if (!x) {
+      finish_request(id, x.error());
+    } else {
+      finish_request(id, ClientResponse(with_header(std::move(x).value())));
+    }
+  }
+}
+
+void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request) {
+  Result<ClientResponse> response = Error(ErrorCode::no_leader, "etcdserver: no leader");
+  if (role_ == MemberRole::leader) {
+    const MonoTime now(cluster_.world().local_monotonic(pid_));
+    if (auto* k = std::get_if<LeaseKeepAliveRequest>(&request)) {
+      LeaseKeepAliveResponse r;
+      r.id = k->id;
+      auto ttl = store_.lease_renew(k->id, now);
+      r.ttl_seconds = ttl ? ttl.value() : 0;  // TTL 0: the lease is gone
+      response = ClientResponse(with_header(std::move(r)));
+    } else if (auto* t = std::get_if<LeaseTimeToLiveRequest>(&request)) {
+      response = ClientResponse(with_header(store_.lease_time_to_live(*t, now)));
+    }
+  }
+  if (from == index_) {
+    on_leader_lease_reply(call_id, std::move(response));
+  } else {
+    cluster_.send_to_member(index_, from,
+                            [call_id, response = std::move(response)](EtcdMember& t) mutable {
+                              t.on_leader_lease_reply(call_id, std::move(response));
+                            });
+  }
+}
+
+void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response) {
+  if (!pending_.count(call_id)) return;
+  if (!response.ok() && response.error().code == ErrorCode::no_leader) {
+    pending_[call_id].in_flight = false;  // asked a former leader: retried later
+    return;
+  }
+  finish_request(call_id, std::move(response));
+}
+
+void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse> response) {
+  auto it = pending_.find(request_id);
+  if (it == pending_.end()) return;
+  const ReplyRoute route = it->second.route;
+  pending_.erase(it);
+  reply(route, std::move(response));
+}
+
+void EtcdMember::fail_expired_requests() {
+  const TrueTime now = cluster_.world().now();
+  std::vector<std::uint64_t> expired;
+  for (const auto& [id, p] : pending_)
+    if (p.deadline <= now) expired.push_back(id);
+  for (auto id : expired) {
+    const bool no_leader = leader_ < 0;
+    finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
+                                 : Error(ErrorCode::timeout, "etcdserver: request timed out"));
+  }
+}
+
+void EtcdMember::reply(ReplyRoute route, Result<ClientResponse> response) {
+  cluster_.send_reply(index_, route.client,
+                      [&cluster = cluster_, route, response = std::move(response)]() mutable {
+                        cluster.deliver_reply(route.client, route.call_id, std::move(response));
+                      });
+}
+
+// ---------------------------------------------------------------- leases
+
+void EtcdMember::schedule_lease_scan() {
+  const std::uint64_t generation = heartbeat_generation_;
+  cluster_.world().schedule_after_local(cluster_.config().lease_check_interval, pid_,
+                                        [this, generation] {
+    if (generation != heartbeat_generation_ || role_ != MemberRole::leader) return;
+    lease_scan();
+    schedule_lease_scan();
+  });
+}
+
+void EtcdMember::lease_scan() {
+  const MonoTime now(cluster_.world().local_monotonic(pid_));
+  for (LeaseId id : store_.expired_leases(now)) {
+    if (!revoking_.insert(id).second) continue;
+    cluster_.report_lease_expired(index_, id);
+    auto propose_revoke = [this, id, term = term_] {
+      if (role_ != MemberRole::leader || term != term_) return;
+      LogEntry entry;
+      entry.op = LeaseRevokeRequest{id};
+      entry.from_lease_expiry = true;
+      on_forwarded_proposal(std::move(entry));
+    };
+    if (cluster_.config().lease_revoke_delay.count() > 0) {
+      cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,
+                                            propose_revoke);
+    } else {
+      propose_revoke();
+    }
+  }
+}
+
+// ---------------------------------------------------------------- watches
+
+void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
+  const std::int64_t watch_id = next_watch_id_++;
+  WatchResponse created;
+  created.header = header();
+  created.watch_id = watch_id;
+  created.created = true;
+  const Revision start =
+      request.start_revision > 0 ? request.start_revision : store_.revision() + 1;
+  reply(route, ClientResponse(created));
+  if (request.start_revision > 0 && request.start_revision <= store_.compact_revision()) {
+    WatchResponse cancelled;
+    cancelled.header = header();
+    cancelled.watch_id = watch_id;
+    cancelled.canceled = true;
+    cancelled.compact_revision = store_.compact_revision();
+    cancelled.cancel_reason = "mvcc: required revision has been compacted";
+    reply(route, ClientResponse(std::move(cancelled)));
+    return;
+  }
+  Watcher w{route, watch_id, std::move(request), start};
+  if (start <= store_.revision()) {
+    auto past = store_.events_since(start, w.request.key, w.request.range_end);
+    if (past.ok() && !past.value().empty()) {
+      watchers_[watch_id] = w;
+      dispatch_watch_events(past.value());
+      return;
+    }
+  }
+  w.next_revision = std::max(start, store_.revision() + 1);
+  watchers_[watch_id] = std::move(w);
+}
+
+void EtcdMember::dispatch_watch_events(const std::vector<Event>& events) {
+  for (auto& [id, w] : watchers_) {
+    WatchResponse r;
+    r.header = header();
+    r.watch_id = id;
+    for (const auto& e : events) {
+      if (e.kv.mod_revision < w.next_revision) continue;
+      const std::string& key = e.kv.key;
+      const auto& req = w.request;
+      bool in_range;
+      if (req.range_end.empty()) {
+        in_range = key == req.key;
+      } else if (req.range_end == std::string(1, '\0')) {
+        in_range = key >= req.key;
+      } else {
+        in_range = key >= req.key && key < req.range_end;
+      }
+      if (!in_range) continue;
+      const bool filtered =
+          std::any_of(req.filters.begin(), req.filters.end(), [&](WatchFilter f) {
+            return (f == WatchFilter::noput && e.type == EventType::put) ||
+                   (f == WatchFilter::nodelete && e.type == EventType::del);
+          });
+      if (filtered) continue;
+      Event copy = e;
+      if (!req.prev_kv) copy.prev_kv.clear();
+      r.events.push_back(std::move(copy));
+    }
+    if (!events.empty()) w.next_revision = std::max(w.next_revision, events.back().kv.mod_revision + 1);
+    if (!r.events.empty()) reply(w.route, ClientResponse(std::move(r)));
+  }
+}
+
+}  // namespace lockstep::sim

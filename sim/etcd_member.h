@@ -1,0 +1,207 @@
+// EtcdMember: one member of the simulated etcd cluster.
+//
+// Contract (what a lock client can observe of a real etcd member, not Raft line by line):
+//   - Writes (put, delete, txn, compaction, lease grant and revoke) go through a replicated
+//     log: the member forwards them to the leader, the leader commits an entry once a
+//     majority has it, and every member applies committed entries in order to its own
+//     EtcdStore. The member the client talks to replies when it applies the entry, so a
+//     write can be applied while its reply is lost.
+//   - Linearizable reads use ReadIndex: the leader confirms it still leads a quorum, and the
+//     member answers once it has applied up to the leader's commit index. Serializable reads
+//     answer at once from the member's own, possibly stale, store.
+//   - Elections run on each member's own monotonic clock (randomised election timeout,
+//     heartbeats, check-quorum: a leader that cannot hear a majority steps down; a member
+//     that hears a live leader ignores vote requests).
+//   - Only the leader expires leases, on its own clock, in periodic scans; a new leader
+//     extends every lease to now + election timeout + TTL. Keep-alives and time-to-live go to
+//     the leader.
+//   - A member that cannot serve a request holds it, and fails it after the server's request
+//     timeout. A crash loses volatile state; the log, term, vote and store survive restart.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kv/rng.h"
+#include "sim/etcd_config.h"
+#include "sim/etcd_messages.h"
+#include "sim/etcd_store.h"
+#include "sim/world.h"
+
+namespace lockstep::sim {
+
+class EtcdCluster;
+
+enum class MemberRole { follower, candidate, leader };
+
+class EtcdMember {
+ public:
+  EtcdMember(EtcdCluster& cluster, int index, ProcessId pid, Rng rng);
+
+  int index() const { return index_; }
+  ProcessId pid() const { return pid_; }
+  std::uint64_t member_id() const;
+  MemberRole role() const { return role_; }
+  bool is_leader() const { return role_ == MemberRole::leader; }
+  std::uint64_t term() const { return term_; }
+  int known_leader() const { return leader_; }
+  const EtcdStore& store() const { return store_; }
+  std::uint64_t applied_index() const { return applied_index_; }
+  std::uint64_t commit_index() const { return commit_index_; }
+
+  // Starts timers; called at the start of the run and after every restart.
+  void start();
+  // Called by the world's crash hook: volatile state is lost.
+  void on_crash();
+
+  // A client request arrives (runs as an event of this member).
+  void handle_client(ReplyRoute route, ClientRequest request);
+
+  // The `leader-change` fault: a leader steps down and hands over to `successor`, which
+  // campaigns at once.
+  void transfer_leadership(int successor);
+
+  // ---- raft messages (delivered by the network as events of this member) ----
+  struct VoteRequest {
+    std::uint64_t term;
+    int candidate;
+    std::uint64_t last_log_index;
+    std::uint64_t last_log_term;
+    bool forced;  // leadership transfer: ignore the leader lease
+  };
+  struct VoteReply {
+    std::uint64_t term;
+    int from;
+    bool granted;
+  };
+  struct Append {
+    std::uint64_t term;
+    int leader;
+    std::uint64_t prev_index;
+    std::uint64_t prev_term;
+    std::vector<LogEntry> entries;
+    std::uint64_t leader_commit;
+    std::uint64_t heartbeat_seq;
+  };
+  struct AppendReply {
+    std::uint64_t term;
+    int from;
+    bool success;
+    std::uint64_t match_index;
+    std::uint64_t heartbeat_seq;
+  };
+  void on_vote_request(const VoteRequest& m);
+  void on_vote_reply(const VoteReply& m);
+  void on_append(const Append& m);
+  void on_append_reply(const AppendReply& m);
+  void on_timeout_now();
+  // A follower's proposal forwarded to this (leader) member.
+  void on_forwarded_proposal(LogEntry entry);
+  // ReadIndex: a member asks the leader for a commit index it may read at.
+  void on_read_index_request(int from, std::uint64_t read_id);
+  void on_read_index_reply(std::uint64_t read_id, std::optional<std::uint64_t> index);
+  // Keep-alive and time-to-live, forwarded to the leader.
+  void on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request);
+  void on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response);
+
+ private:
+  struct PendingRequest {
+    ReplyRoute route;
+    ClientRequest request;
+    TrueTime deadline;
+    // Sent on (proposed, asked for a read index, or forwarded to the leader).
+    bool in_flight = false;
+    // For reads: the index to reach before serving, once the leader gave it.
+    std::optional<std::uint64_t> read_index;
+  };
+  struct Watcher {
+    ReplyRoute route;  // call_id is the client's stream id
+    std::int64_t watch_id;
+    WatchCreateRequest request;
+    Revision next_revision;  // events below this were sent already
+  };
+
+  // Roles and timers.
+  void become_follower(std::uint64_t term, int leader);
+  void become_candidate(bool forced);
+  void become_leader();
+  void reset_election_timer();
+  void schedule_heartbeat();
+  void schedule_lease_scan();
+  void broadcast_append();
+  void send_append(int peer);
+  std::uint64_t last_log_index() const { return log_.size(); }
+  std::uint64_t log_term(std::uint64_t index) const {
+    return index == 0 ? 0 : log_[index - 1].term;
+  }
+  int quorum() const;
+  void advance_commit();
+  void apply_committed();
+  Result<ClientResponse> apply_entry(const LogEntry& entry);
+
+  // Serving.
+  void propose(LogOp op, std::uint64_t request_id);
+  void start_read(std::uint64_t request_id);
+  void serve_ready_reads();
+  void retry_waiting_requests();
+  void fail_expired_requests();
+  void reply(ReplyRoute route, Result<ClientResponse> response);
+  void finish_request(std::uint64_t request_id, Result<ClientResponse> response);
+  ResponseHeader header() const;
+  template <typename T>
+  T with_header(T response) const {
+    response.header = header();
+    return response;
+  }
+  void lease_scan();
+  void create_watch(ReplyRoute route, WatchCreateRequest request);
+  void dispatch_watch_events(const std::vector<Event>& events);
+  void confirm_reads(std::uint64_t acked_seq, int from);
+
+  EtcdCluster& cluster_;
+  const int index_;
+  const ProcessId pid_;
+  Rng rng_;
+
+  // Persistent state: survives a crash.
+  std::uint64_t term_ = 0;
+  int voted_for_ = -1;
+  std::vector<LogEntry> log_;
+  EtcdStore store_;
+  std::uint64_t applied_index_ = 0;
+
+  // Volatile state.
+  MemberRole role_ = MemberRole::follower;
+  int leader_ = -1;
+  std::uint64_t commit_index_ = 0;
+  std::uint64_t election_generation_ = 0;
+  std::uint64_t heartbeat_generation_ = 0;
+  Duration last_heard_leader_local_{-1'000'000'000'000LL};
+  std::set<int> votes_;
+  std::map<int, std::uint64_t> next_index_;
+  std::map<int, std::uint64_t> match_index_;
+  std::map<int, Duration> last_ack_local_;  // leader: when each peer last answered
+  std::uint64_t heartbeat_seq_ = 0;
+  std::map<int, std::uint64_t> acked_seq_;
+  // ReadIndex requests at the leader: seq that must be acked by a quorum -> waiting reads.
+  struct LeaderRead {
+    std::uint64_t seq;
+    std::uint64_t commit_index;
+    int from;
+    std::uint64_t read_id;
+  };
+  std::vector<LeaderRead> leader_reads_;
+  std::set<LeaseId> revoking_;
+
+  std::uint64_t next_request_id_ = 1;
+  std::map<std::uint64_t, PendingRequest> pending_;       // by request id
+  std::int64_t next_watch_id_ = 1;
+  std::map<std::int64_t, Watcher> watchers_;
+};
+
+}  // namespace lockstep::sim

@@ -1,0 +1,713 @@
+#include "sim/etcd_store.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <variant>
+
+namespace lockstep::sim {
+namespace {
+
+// etcd's own messages, so a log reads the same against the simulator and a real server.
+constexpr const char* kEmptyKeyMessage = "etcdserver: key is not provided";
+constexpr const char* kTooManyOpsMessage = "etcdserver: too many operations in txn request";
+constexpr const char* kDuplicateKeyMessage = "etcdserver: duplicate key given in txn request";
+constexpr const char* kLeaseNotFoundMessage = "etcdserver: requested lease not found";
+constexpr const char* kCompactedMessage =
+    "etcdserver: mvcc: required revision has been compacted";
+constexpr const char* kFutureRevisionMessage =
+    "etcdserver: mvcc: required revision is a future revision";
+constexpr const char* kKeyNotFoundMessage = "etcdserver: key not found";
+
+Error empty_key_error() { return Error(ErrorCode::empty_key, kEmptyKeyMessage); }
+Error compacted_error() { return Error(ErrorCode::compacted, kCompactedMessage); }
+Error future_revision_error() { return Error(ErrorCode::future_revision, kFutureRevisionMessage); }
+Error lease_not_found_error() { return Error(ErrorCode::lease_not_found, kLeaseNotFoundMessage); }
+
+// range_end "\0" means every key >= key (etcd's mkGteRange / isGteRange).
+bool is_gte_range(const std::string& range_end) {
+  return range_end.size() == 1 && range_end[0] == '\0';
+}
+
+// std::string compares bytes as unsigned char, like Go's bytes.Compare.
+int three_way(const std::string& a, const std::string& b) {
+  int c = a.compare(b);
+  return (c > 0) - (c < 0);
+}
+int three_way(std::int64_t a, std::int64_t b) { return (a > b) - (a < b); }
+
+MonoTime saturating_add(MonoTime t, Duration d) {
+  const auto max = Duration::max().count();
+  if (d.count() > 0 && t.time_since_epoch().count() > max - d.count()) {
+    return MonoTime(Duration::max());
+  }
+  return t + d;
+}
+
+MonoTime expiry_after(MonoTime now, Duration extension, std::int64_t ttl_seconds) {
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000;
+  Duration ttl = ttl_seconds >= kMaxSeconds ? Duration::max() : seconds(ttl_seconds);
+  return saturating_add(saturating_add(now, extension), ttl);
+}
+
+// ---- Static request checks (etcd's v3rpc/key.go, before the request reaches raft) ----
+
+std::optional<Error> check_put_request(const PutRequest& r) {
+  if (r.key.empty()) return empty_key_error();
+  if (r.ignore_value && !r.value.empty()) {
+    return Error(ErrorCode::invalid_argument, "etcdserver: value is provided");
+  }
+  if (r.ignore_lease && r.lease != 0) {
+    return Error(ErrorCode::invalid_argument, "etcdserver: lease is provided");
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> check_txn_request(const TxnRequest& r, std::int64_t max_txn_ops);
+
+std::optional<Error> check_request_op(const RequestOp& op, std::int64_t max_txn_ops) {
+  if (auto* range = std::get_if<RangeRequest>(&op.request)) {
+    if (range->key.empty()) return empty_key_error();
+    return std::nullopt;
+  }
+  if (auto* put = std::get_if<PutRequest>(&op.request)) return check_put_request(*put);
+  if (auto* del = std::get_if<DeleteRangeRequest>(&op.request)) {
+    if (del->key.empty()) return empty_key_error();
+    return std::nullopt;
+  }
+  const auto& nested = std::get<std::shared_ptr<TxnRequest>>(op.request);
+  if (!nested) return Error(ErrorCode::invalid_argument, "nested txn request is null");
+  return check_txn_request(*nested, max_txn_ops);
+}
+
+// etcd's checkTxnRequest: the largest of the compare, success and failure counts must not exceed
+// the budget, and a nested txn gets what its parent left (maxTxnOps - opc).
+std::optional<Error> check_txn_request(const TxnRequest& r, std::int64_t max_txn_ops) {
+  const std::int64_t opc = static_cast<std::int64_t>(
+      std::max({r.compare.size(), r.success.size(), r.failure.size()}));
+  if (opc > max_txn_ops) return Error(ErrorCode::too_many_ops, kTooManyOpsMessage);
+  for (const Compare& c : r.compare) {
+    if (c.key.empty()) return empty_key_error();
+  }
+  for (const auto* ops : {&r.success, &r.failure}) {
+    for (const RequestOp& op : *ops) {
+      if (auto err = check_request_op(op, max_txn_ops - opc)) return err;
+    }
+  }
+  return std::nullopt;
+}
+
+// A deleted interval [begin, end) as etcd's checkIntervals builds it: a single-key delete is the
+// point [key, key + "\0"); otherwise [key, range_end) compared as plain strings. Quirk kept from
+// etcd: range_end "\0" makes the interval [key, "\0"), which contains no key, so a delete of
+// "every key >= key" is never reported as overlapping a put.
+struct DeletedInterval {
+  std::string begin;
+  std::string end;
+  bool contains(const std::string& key) const { return begin <= key && key < end; }
+};
+
+struct WrittenKeys {
+  std::set<std::string> puts;
+  std::vector<DeletedInterval> deletes;
+  bool deleted(const std::string& key) const {
+    return std::any_of(deletes.begin(), deletes.end(),
+                       [&](const DeletedInterval& d) { return d.contains(key); });
+  }
+};
+
+// etcd's checkIntervals, step for step (its quirks included): this level's deletes first; then
+// each nested txn's puts against the puts and deletes gathered so far (then/else branches may
+// put the same key, they are exclusive), merging the nested deletes afterwards; then this
+// level's puts. Deletes never conflict with deletes, and a nested put followed by a later nested
+// delete of the same key is not caught (etcd does not catch it either).
+std::optional<Error> check_intervals(const std::vector<RequestOp>& ops, WrittenKeys* out) {
+  WrittenKeys level;
+  for (const RequestOp& op : ops) {
+    if (auto* del = std::get_if<DeleteRangeRequest>(&op.request)) {
+      std::string end = del->range_end.empty() ? del->key + std::string(1, '\0') : del->range_end;
+      level.deletes.push_back({del->key, std::move(end)});
+    }
+  }
+  const Error duplicate(ErrorCode::duplicate_key, kDuplicateKeyMessage);
+  for (const RequestOp& op : ops) {
+    auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request);
+    if (nested == nullptr || !*nested) continue;
+    WrittenKeys then_keys, else_keys;
+    if (auto err = check_intervals((*nested)->success, &then_keys)) return err;
+    if (auto err = check_intervals((*nested)->failure, &else_keys)) return err;
+    for (const std::string& key : then_keys.puts) {
+      if (level.puts.count(key) || level.deleted(key)) return duplicate;
+      level.puts.insert(key);
+    }
+    for (const std::string& key : else_keys.puts) {
+      if (level.puts.count(key) && !then_keys.puts.count(key)) return duplicate;
+      if (level.deleted(key)) return duplicate;
+      level.puts.insert(key);
+    }
+    for (auto* nested_keys : {&then_keys, &else_keys}) {
+      level.deletes.insert(level.deletes.end(), nested_keys->deletes.begin(),
+                           nested_keys->deletes.end());
+    }
+  }
+  for (const RequestOp& op : ops) {
+    if (auto* put = std::get_if<PutRequest>(&op.request)) {
+      if (level.puts.count(put->key) || level.deleted(put->key)) return duplicate;
+      level.puts.insert(put->key);
+    }
+  }
+  *out = std::move(level);
+  return std::nullopt;
+}
+
+bool compare_kv(const Compare& c, const KeyValue& kv) {
+  int result = 0;
+  switch (c.target) {
+    case CompareTarget::version: result = three_way(kv.version, c.version); break;
+    case CompareTarget::create: result = three_way(kv.create_revision, c.create_revision); break;
+    case CompareTarget::mod: result = three_way(kv.mod_revision, c.mod_revision); break;
+    case CompareTarget::value: result = three_way(kv.value, c.value); break;
+    case CompareTarget::lease: result = three_way(kv.lease, c.lease); break;
+  }
+  switch (c.result) {
+    case CompareResult::equal: return result == 0;
+    case CompareResult::not_equal: return result != 0;
+    case CompareResult::greater: return result > 0;
+    case CompareResult::less: return result < 0;
+  }
+  return false;
+}
+
+bool kv_less(SortTarget target, const KeyValue& a, const KeyValue& b) {
+  switch (target) {
+    case SortTarget::key: return a.key < b.key;
+    case SortTarget::version: return a.version < b.version;
+    case SortTarget::create: return a.create_revision < b.create_revision;
+    case SortTarget::mod: return a.mod_revision < b.mod_revision;
+    case SortTarget::value: return a.value < b.value;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Which branch each txn takes; nested holds one entry per nested txn of the taken branch, in
+// op order. etcd decides every branch up front, on the state before the txn (compareToPath).
+struct EtcdStore::TxnPath {
+  bool succeeded = false;
+  std::vector<TxnPath> nested;
+};
+
+namespace {
+const std::vector<RequestOp>& taken_ops(const TxnRequest& req, bool succeeded) {
+  return succeeded ? req.success : req.failure;
+}
+}  // namespace
+
+// One write transaction (etcd's storeTxnWrite): every change is recorded at begin + 1 with an
+// increasing sub-revision; the store revision moves only at end(), and only if something changed.
+class EtcdStore::WriteTxn {
+ public:
+  WriteTxn(EtcdStore& store, std::vector<Event>* events)
+      : store_(store), begin_(store.current_revision_), events_out_(events) {}
+
+  // The revision reads inside the txn use: its own changes are visible once there are any.
+  Revision read_revision() const { return change_count_ > 0 ? begin_ + 1 : begin_; }
+  Revision write_revision() const { return begin_ + 1; }
+
+  void put(const std::string& key, const std::string& value, LeaseId lease) {
+    const Revision rev = write_revision();
+    auto& changes = store_.history_[key];
+    KeyValue kv;
+    kv.key = key;
+    kv.value = value;
+    kv.lease = lease;
+    kv.mod_revision = rev;
+    kv.create_revision = rev;
+    kv.version = 1;
+    if (!changes.empty() && !changes.back().tombstone) {
+      const KeyValue& current = changes.back().kv;
+      kv.create_revision = current.create_revision;
+      kv.version = current.version + 1;
+      detach(current.lease, key);
+    }
+    if (lease != 0) {
+      auto it = store_.leases_.find(lease);
+      assert(it != store_.leases_.end() && "lease existence is checked before applying");
+      if (it != store_.leases_.end()) it->second.keys.insert(key);
+    }
+    record(key, KeyChange{rev, change_count_, false, kv}, EventType::put);
+  }
+
+  std::int64_t delete_range(const std::string& key, const std::string& range_end) {
+    const Revision rev = write_revision();
+    std::vector<KeyValue> doomed = store_.live_in_range(key, range_end, rev);
+    for (const KeyValue& kv : doomed) {
+      detach(kv.lease, kv.key);
+      KeyValue tombstone;
+      tombstone.key = kv.key;
+      tombstone.mod_revision = rev;
+      record(kv.key, KeyChange{rev, change_count_, true, tombstone}, EventType::del);
+    }
+    return static_cast<std::int64_t>(doomed.size());
+  }
+
+  // Commits the revision bump and publishes the events; returns the store revision after.
+  Revision end() {
+    if (change_count_ > 0) store_.current_revision_ = begin_ + 1;
+    if (events_out_ != nullptr) {
+      events_out_->insert(events_out_->end(), events_.begin(), events_.end());
+    }
+    return store_.current_revision_;
+  }
+
+ private:
+  void detach(LeaseId lease, const std::string& key) {
+    if (lease == 0) return;
+    auto it = store_.leases_.find(lease);
+    if (it != store_.leases_.end()) it->second.keys.erase(key);
+  }
+
+  void record(const std::string& key, KeyChange change, EventType type) {
+    Event event;
+    event.type = type;
+    event.kv = change.kv;
+    // prev_kv is the key at revision - 1, as etcd's watch server reads it.
+    if (const KeyValue* prev = store_.live_at(key, begin_)) event.prev_kv.push_back(*prev);
+    events_.push_back(std::move(event));
+    store_.history_[key].push_back(std::move(change));
+    ++change_count_;
+  }
+
+  EtcdStore& store_;
+  const Revision begin_;
+  std::int64_t change_count_ = 0;  // changes so far; also the next sub-revision
+  std::vector<Event> events_;
+  std::vector<Event>* events_out_;
+};
+
+EtcdStore::EtcdStore(EtcdStoreOptions options) : options_(options) {}
+
+// ---- Reading ----
+
+const KeyValue* EtcdStore::live_at(const std::string& key, Revision rev) const {
+  auto it = history_.find(key);
+  if (it == history_.end()) return nullptr;
+  const auto& changes = it->second;
+  auto after = std::upper_bound(changes.begin(), changes.end(), rev,
+                                [](Revision r, const KeyChange& c) { return r < c.main; });
+  if (after == changes.begin()) return nullptr;
+  const KeyChange& last = *std::prev(after);
+  return last.tombstone ? nullptr : &last.kv;
+}
+
+std::vector<KeyValue> EtcdStore::live_in_range(const std::string& key,
+                                               const std::string& range_end,
+                                               Revision rev) const {
+  std::vector<KeyValue> kvs;
+  if (range_end.empty()) {
+    if (const KeyValue* kv = live_at(key, rev)) kvs.push_back(*kv);
+    return kvs;
+  }
+  const bool unbounded = is_gte_range(range_end);
+  for (auto it = history_.lower_bound(key); it != history_.end(); ++it) {
+    if (!unbounded && it->first >= range_end) break;
+    if (const KeyValue* kv = live_at(it->first, rev)) kvs.push_back(*kv);
+  }
+  return kvs;
+}
+
+// etcd's applierV3backend.Range over mvcc's rangeKeys, with `current` the revision the reader
+// sees (inside a write txn, the txn's own revision once it has changed something).
+Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision current) const {
+  Revision rev = req.revision;
+  if (rev > current) return future_revision_error();
+  if (rev <= 0) rev = current;
+  if (rev < compact_main_revision_) return compacted_error();
+
+  std::vector<KeyValue> kvs = live_in_range(req.key, req.range_end, rev);
+  RangeResponse resp;
+  resp.header.revision = current;
+  resp.count = static_cast<std::int64_t>(kvs.size());
+  if (req.count_only) return resp;
+
+  std::erase_if(kvs, [&](const KeyValue& kv) {
+    return (req.max_mod_revision != 0 && kv.mod_revision > req.max_mod_revision) ||
+           (req.min_mod_revision != 0 && kv.mod_revision < req.min_mod_revision) ||
+           (req.max_create_revision != 0 && kv.create_revision > req.max_create_revision) ||
+           (req.min_create_revision != 0 && kv.create_revision < req.min_create_revision);
+  });
+
+  SortOrder order = req.sort_order;
+  // Results come in key order already; etcd sorts ascending by default only for other targets.
+  if (order == SortOrder::none && req.sort_target != SortTarget::key) order = SortOrder::ascend;
+  // Stable sorts: ties keep key order, which is what Go's insertion sort (used by sort.Sort for
+  // up to 12 elements) gives etcd; beyond that etcd's tie order is unspecified.
+  const SortTarget target = req.sort_target;
+  if (order == SortOrder::ascend) {
+    std::stable_sort(kvs.begin(), kvs.end(),
+                     [&](const KeyValue& a, const KeyValue& b) { return kv_less(target, a, b); });
+  } else if (order == SortOrder::descend) {
+    std::stable_sort(kvs.begin(), kvs.end(),
+                     [&](const KeyValue& a, const KeyValue& b) { return kv_less(target, b, a); });
+  }
+
+  if (req.limit > 0 && static_cast<std::int64_t>(kvs.size()) > req.limit) {
+    kvs.resize(static_cast<std::size_t>(req.limit));
+    resp.more = true;
+  }
+  if (req.keys_only) {
+    for (KeyValue& kv : kvs) kv.value.clear();
+  }
+  resp.kvs = std::move(kvs);
+  return resp;
+}
+
+Result<RangeResponse> EtcdStore::range(const RangeRequest& req) const {
+  // etcd answers a range with an empty key "key is not provided" (ErrGRPCEmptyKey).
+  if (req.key.empty()) return empty_key_error();
+  return range_at(req, current_revision_);
+}
+
+// ---- Writing ----
+
+// Both are checked against the state before the write (etcd's checkPut on the read view).
+namespace {
+template <typename Store>
+std::optional<Error> missing_lease(const Store& leases, const PutRequest& req) {
+  if (req.lease != 0 && !leases.count(req.lease)) return lease_not_found_error();
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Error> EtcdStore::check_put_preconditions(const PutRequest& req) const {
+  // Order as in a standalone Put: the lease first, then the key the ignore flags need.
+  if (auto err = missing_lease(leases_, req)) return err;
+  if ((req.ignore_value || req.ignore_lease) && live_at(req.key, current_revision_) == nullptr) {
+    return Error(ErrorCode::invalid_argument, kKeyNotFoundMessage);
+  }
+  return std::nullopt;
+}
+
+PutResponse EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
+  PutResponse resp;
+  std::optional<KeyValue> prev;
+  if (const KeyValue* kv = live_at(req.key, txn.read_revision())) prev = *kv;
+  if (req.prev_kv && prev) resp.prev_kv.push_back(*prev);
+  // The ignore flags were checked against the state before the txn; no txn can delete the key
+  // before this put without being refused as a duplicate key.
+  assert(prev || !(req.ignore_value || req.ignore_lease));
+  const std::string& value = req.ignore_value && prev ? prev->value : req.value;
+  const LeaseId lease = req.ignore_lease && prev ? prev->lease : req.lease;
+  txn.put(req.key, value, lease);
+  resp.header.revision = txn.write_revision();
+  return resp;
+}
+
+DeleteRangeResponse EtcdStore::apply_delete(WriteTxn& txn, const DeleteRangeRequest& req) {
+  DeleteRangeResponse resp;
+  if (req.prev_kv) resp.prev_kvs = live_in_range(req.key, req.range_end, txn.read_revision());
+  resp.deleted = txn.delete_range(req.key, req.range_end);
+  // etcd: the txn's revision if it has changed anything so far, else the revision before it.
+  resp.header.revision = txn.read_revision();
+  return resp;
+}
+
+Result<PutResponse> EtcdStore::put(const PutRequest& req, std::vector<Event>* events) {
+  if (auto err = check_put_request(req)) return *err;
+  if (auto err = check_put_preconditions(req)) return *err;
+  WriteTxn txn(*this, events);
+  PutResponse resp = apply_put(txn, req);
+  txn.end();
+  return resp;
+}
+
+Result<DeleteRangeResponse> EtcdStore::delete_range(const DeleteRangeRequest& req,
+                                                    std::vector<Event>* events) {
+  if (req.key.empty()) return empty_key_error();
+  WriteTxn txn(*this, events);
+  DeleteRangeResponse resp = apply_delete(txn, req);
+  resp.header.revision = txn.end();
+  return resp;
+}
+
+// ---- Txn ----
+
+bool EtcdStore::compare_holds(const Compare& c) const {
+  std::vector<KeyValue> kvs = live_in_range(c.key, c.range_end, current_revision_);
+  if (kvs.empty()) {
+    // A missing key has no value to compare (an empty value is a real value); every other
+    // target compares against the zero KeyValue.
+    if (c.target == CompareTarget::value) return false;
+    return compare_kv(c, KeyValue{});
+  }
+  return std::all_of(kvs.begin(), kvs.end(), [&](const KeyValue& kv) { return compare_kv(c, kv); });
+}
+
+EtcdStore::TxnPath EtcdStore::compare_to_path(const TxnRequest& req) const {
+  TxnPath path;
+  path.succeeded = std::all_of(req.compare.begin(), req.compare.end(),
+                               [&](const Compare& c) { return compare_holds(c); });
+  for (const RequestOp& op : taken_ops(req, path.succeeded)) {
+    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+      path.nested.push_back(compare_to_path(**nested));
+    }
+  }
+  return path;
+}
+
+// etcd's checkRequests(checkPut) over the taken path: this level, then the nested txns.
+std::optional<Error> EtcdStore::check_puts_on_path(const TxnRequest& req,
+                                                   const TxnPath& path) const {
+  const auto& ops = taken_ops(req, path.succeeded);
+  for (const RequestOp& op : ops) {
+    auto* put = std::get_if<PutRequest>(&op.request);
+    if (put == nullptr) continue;
+    // Inside a txn etcd checks the ignore flags' key before the lease.
+    if ((put->ignore_value || put->ignore_lease) && live_at(put->key, current_revision_) == nullptr) {
+      return Error(ErrorCode::invalid_argument, kKeyNotFoundMessage);
+    }
+    if (auto err = missing_lease(leases_, *put)) return err;
+  }
+  std::size_t nested_index = 0;
+  for (const RequestOp& op : ops) {
+    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+      if (auto err = check_puts_on_path(**nested, path.nested[nested_index++])) return err;
+    }
+  }
+  return std::nullopt;
+}
+
+// etcd's checkRequests(checkRange): explicit revisions must be readable before the txn starts.
+// Quirk kept: only revision 0 means "latest" here; before any compaction etcd's first revision
+// is -1, so revision -1 reads the latest but -2 and below are "compacted".
+std::optional<Error> EtcdStore::check_ranges_on_path(const TxnRequest& req,
+                                                     const TxnPath& path) const {
+  const auto& ops = taken_ops(req, path.succeeded);
+  for (const RequestOp& op : ops) {
+    auto* range = std::get_if<RangeRequest>(&op.request);
+    if (range == nullptr || range->revision == 0) continue;
+    if (range->revision > current_revision_) return future_revision_error();
+    if (range->revision < compact_main_revision_) return compacted_error();
+  }
+  std::size_t nested_index = 0;
+  for (const RequestOp& op : ops) {
+    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+      if (auto err = check_ranges_on_path(**nested, path.nested[nested_index++])) return err;
+    }
+  }
+  return std::nullopt;
+}
+
+TxnResponse EtcdStore::apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path) {
+  TxnResponse resp;  // a nested response keeps the zero header etcd 3.4 gives it
+  resp.succeeded = path.succeeded;
+  std::size_t nested_index = 0;
+  for (const RequestOp& op : taken_ops(req, path.succeeded)) {
+    ResponseOp out;
+    if (auto* range = std::get_if<RangeRequest>(&op.request)) {
+      Result<RangeResponse> r = range_at(*range, txn.read_revision());
+      assert(r.ok() && "range revisions are checked before applying");
+      out.response = r.ok() ? std::move(r).value() : RangeResponse{};
+    } else if (auto* put = std::get_if<PutRequest>(&op.request)) {
+      out.response = apply_put(txn, *put);
+    } else if (auto* del = std::get_if<DeleteRangeRequest>(&op.request)) {
+      out.response = apply_delete(txn, *del);
+    } else {
+      const auto& nested = std::get<std::shared_ptr<TxnRequest>>(op.request);
+      out.response =
+          std::make_shared<TxnResponse>(apply_txn(txn, *nested, path.nested[nested_index++]));
+    }
+    resp.responses.push_back(std::move(out));
+  }
+  return resp;
+}
+
+Result<TxnResponse> EtcdStore::txn(const TxnRequest& req, std::vector<Event>* events) {
+  if (auto err = check_txn_request(req, options_.max_txn_ops)) return *err;
+  WrittenKeys unused;
+  if (auto err = check_intervals(req.success, &unused)) return *err;
+  if (auto err = check_intervals(req.failure, &unused)) return *err;
+
+  const TxnPath path = compare_to_path(req);
+  if (auto err = check_puts_on_path(req, path)) return *err;
+  if (auto err = check_ranges_on_path(req, path)) return *err;
+
+  WriteTxn txn(*this, events);
+  TxnResponse resp = apply_txn(txn, req, path);
+  resp.header.revision = txn.end();
+  return resp;
+}
+
+// ---- Compaction ----
+
+Result<CompactionResponse> EtcdStore::compact(const CompactionRequest& req) {
+  if (req.revision <= compact_main_revision_) return compacted_error();
+  if (req.revision > current_revision_) return future_revision_error();
+  compact_main_revision_ = req.revision;
+  // Keep, per key, the newest change at or below the compaction revision only if it is a live
+  // value (etcd's keyIndex.compact drops a generation that ends in a tombstone at or below it).
+  for (auto it = history_.begin(); it != history_.end();) {
+    auto& changes = it->second;
+    auto after = std::upper_bound(changes.begin(), changes.end(), req.revision,
+                                  [](Revision r, const KeyChange& c) { return r < c.main; });
+    if (after != changes.begin()) {
+      auto newest = std::prev(after);
+      changes.erase(changes.begin(), newest->tombstone ? after : newest);
+    }
+    it = changes.empty() ? history_.erase(it) : std::next(it);
+  }
+  CompactionResponse resp;
+  resp.header.revision = current_revision_;
+  return resp;
+}
+
+Revision EtcdStore::compact_revision() const { return std::max<Revision>(compact_main_revision_, 0); }
+
+// ---- Leases ----
+
+Result<LeaseGrantResponse> EtcdStore::lease_grant(const LeaseGrantRequest& req, MonoTime now) {
+  if (req.id == 0) {
+    return Error(ErrorCode::invalid_argument, "lease id 0 means \"none\"; the member picks an id");
+  }
+  if (req.ttl_seconds > kMaxLeaseTtlSeconds) {
+    return Error(ErrorCode::invalid_argument, "etcdserver: too large lease TTL");
+  }
+  if (leases_.count(req.id)) {
+    return Error(ErrorCode::invalid_argument, "etcdserver: lease already exists");
+  }
+  Lease lease;
+  lease.ttl_seconds = std::max(req.ttl_seconds, options_.min_lease_ttl_seconds);
+  lease.expiry = expiry_after(now, Duration::zero(), lease.ttl_seconds);
+  LeaseGrantResponse resp;
+  resp.header.revision = current_revision_;
+  resp.id = req.id;
+  resp.ttl_seconds = lease.ttl_seconds;
+  leases_.emplace(req.id, std::move(lease));
+  return resp;
+}
+
+Result<LeaseRevokeResponse> EtcdStore::lease_revoke(LeaseId id, std::vector<Event>* events) {
+  auto it = leases_.find(id);
+  if (it == leases_.end()) return lease_not_found_error();
+  // Copied: deleting a key detaches it from the set. std::set gives etcd's sorted order.
+  const std::set<std::string> keys = it->second.keys;
+  WriteTxn txn(*this, events);
+  for (const std::string& key : keys) txn.delete_range(key, "");
+  leases_.erase(id);
+  LeaseRevokeResponse resp;
+  resp.header.revision = txn.end();
+  return resp;
+}
+
+Result<std::int64_t> EtcdStore::lease_renew(LeaseId id, MonoTime now) {
+  auto it = leases_.find(id);
+  if (it == leases_.end()) return lease_not_found_error();
+  if (it->second.expiry <= now) {
+    return Error(ErrorCode::lease_not_found,
+                 "lease expired and awaits its revoke (etcd would hold the keepalive)");
+  }
+  it->second.expiry = expiry_after(now, Duration::zero(), it->second.ttl_seconds);
+  return it->second.ttl_seconds;
+}
+
+LeaseTimeToLiveResponse EtcdStore::lease_time_to_live(const LeaseTimeToLiveRequest& req,
+                                                      MonoTime now) const {
+  LeaseTimeToLiveResponse resp;
+  resp.header.revision = current_revision_;
+  resp.id = req.id;
+  auto it = leases_.find(req.id);
+  if (it == leases_.end()) {
+    resp.ttl_seconds = -1;
+    return resp;
+  }
+  const Lease& lease = it->second;
+  // Integer division truncates toward zero, like Go's int64(d.Seconds()).
+  resp.ttl_seconds = to_ns(lease.expiry - now) / 1'000'000'000;
+  resp.granted_ttl_seconds = lease.ttl_seconds;
+  if (req.keys) resp.keys.assign(lease.keys.begin(), lease.keys.end());
+  return resp;
+}
+
+std::vector<LeaseId> EtcdStore::expired_leases(MonoTime now) const {
+  std::vector<std::pair<MonoTime, LeaseId>> expired;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.expiry <= now) expired.emplace_back(lease.expiry, id);
+  }
+  std::sort(expired.begin(), expired.end());
+  std::vector<LeaseId> ids;
+  for (const auto& entry : expired) ids.push_back(entry.second);
+  return ids;
+}
+
+void EtcdStore::extend_all_leases(MonoTime now, Duration extension) {
+  for (auto& [id, lease] : leases_) {
+    lease.expiry = expiry_after(now, extension, lease.ttl_seconds);
+  }
+}
+
+bool EtcdStore::lease_expired(LeaseId id, MonoTime now) const {
+  auto it = leases_.find(id);
+  return it != leases_.end() && it->second.expiry <= now;
+}
+
+std::optional<MonoTime> EtcdStore::lease_expiry(LeaseId id) const {
+  auto it = leases_.find(id);
+  if (it == leases_.end()) return std::nullopt;
+  return it->second.expiry;
+}
+
+std::vector<LeaseId> EtcdStore::lease_ids() const {
+  std::vector<LeaseId> ids;
+  for (const auto& entry : leases_) ids.push_back(entry.first);
+  return ids;
+}
+
+// ---- Watch support ----
+
+Result<std::vector<Event>> EtcdStore::events_since(Revision start, const std::string& key,
+                                                   const std::string& range_end) const {
+  if (start < compact_main_revision_) return compacted_error();
+  std::vector<Event> events;
+  if (start <= 0) return events;
+
+  std::vector<std::tuple<Revision, std::int64_t, Event>> ordered;
+  auto collect = [&](const std::string& k, const std::vector<KeyChange>& changes) {
+    for (const KeyChange& change : changes) {
+      if (change.main < start) continue;
+      Event event;
+      event.type = change.tombstone ? EventType::del : EventType::put;
+      event.kv = change.kv;
+      // etcd reads prev_kv at revision - 1; that read fails once it is below the compaction.
+      if (change.main - 1 >= compact_main_revision_) {
+        if (const KeyValue* prev = live_at(k, change.main - 1)) event.prev_kv.push_back(*prev);
+      }
+      ordered.emplace_back(change.main, change.sub, std::move(event));
+    }
+  };
+  if (range_end.empty()) {
+    if (auto it = history_.find(key); it != history_.end()) collect(it->first, it->second);
+  } else {
+    const bool unbounded = is_gte_range(range_end);
+    for (auto it = history_.lower_bound(key); it != history_.end(); ++it) {
+      if (!unbounded && it->first >= range_end) break;
+      collect(it->first, it->second);
+    }
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  for (auto& entry : ordered) events.push_back(std::move(std::get<2>(entry)));
+  return events;
+}
+
+// ---- Inspection ----
+
+std::vector<KeyValue> EtcdStore::all_live_keys() const {
+  return live_in_range(std::string(1, '\0'), std::string(1, '\0'), current_revision_);
+}
+
+}  // namespace lockstep::sim

@@ -1,0 +1,175 @@
+// EtcdStore: the simulated etcd member's MVCC key-value store and lessor, as a pure state machine.
+//
+// Contract
+// - Pure and deterministic: no clock, no randomness, no I/O, no threads. Time arrives as
+//   arguments (the member's own monotonic clock). Every member of a simulated cluster owns one
+//   EtcdStore and applies the same committed requests in the same order, so every output (responses,
+//   events, key and lease orders) depends only on the sequence of calls; containers are ordered.
+// - Behaviour follows etcd 3.4 (server/mvcc, lease/lessor.go, etcdserver/apply.go and the request
+//   checks in etcdserver/api/v3rpc/key.go), including its quirks; each quirk is noted where it is
+//   implemented. The caller (the member) adds what a store cannot know: cluster_id, member_id and
+//   raft_term in headers, leadership, linearizable-read waiting.
+// - A call either fails with a definite Error and changes nothing, or succeeds. Write calls append
+//   the events they produced (in the order etcd's watchers see them) to `events` when it is not
+//   null; prev_kv is always filled when the key was live just before the write, and the watch
+//   layer strips it when the watcher did not ask for it.
+// - Revisions: a new store is at revision 1; a write that changes at least one key adds exactly 1
+//   and all its changes share that revision. Reads, read-only txns, deletes of missing keys,
+//   compactions, lease grants and revokes of leases without keys do not bump it.
+// - Headers: header.revision is the store revision at which the request was served (for a write,
+//   the revision after it). Nested txn responses keep an all-zero header, as in etcd 3.4.
+// - Leases live in the member's monotonic time: a grant expires at now + ttl; a lease is expired
+//   when expiry <= now. Only the leader should act on expiry (expired_leases + lease_revoke) and
+//   call lease_renew; a member that becomes leader calls extend_all_leases (etcd's Promote).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kv/result.h"
+#include "kv/time.h"
+#include "kv/types.h"
+
+namespace lockstep::sim {
+
+struct EtcdStoreOptions {
+  // etcd: ceil(1.5 * election timeout) with the default 1 s election timeout.
+  std::int64_t min_lease_ttl_seconds = 2;
+  // etcd's --max-txn-ops: the most compares, success ops or failure ops in one txn level.
+  std::int64_t max_txn_ops = 128;
+};
+
+class EtcdStore {
+ public:
+  // etcd's MaxLeaseTTL: a larger requested TTL is refused.
+  static constexpr std::int64_t kMaxLeaseTtlSeconds = 9'000'000'000;
+
+  explicit EtcdStore(EtcdStoreOptions options = {});
+
+  // ---- KV ----
+
+  // Reads at req.revision (<= 0: the latest). Errors: empty_key, future_revision, compacted
+  // (below the compaction revision; the compaction revision itself is readable).
+  // Mirrors etcd: filters, then sort, then limit; `count` counts every key in the range at that
+  // revision, before the filters and the limit (etcd never subtracts filtered keys from it).
+  Result<RangeResponse> range(const RangeRequest& req) const;
+
+  // Errors: empty_key; invalid_argument ("value is provided" / "lease is provided" with the
+  // ignore flags, "key not found" for ignore_value / ignore_lease on a missing key);
+  // lease_not_found.
+  Result<PutResponse> put(const PutRequest& req, std::vector<Event>* events);
+
+  // Errors: empty_key. Deleting nothing does not bump the revision.
+  Result<DeleteRangeResponse> delete_range(const DeleteRangeRequest& req,
+                                           std::vector<Event>* events);
+
+  // Errors, checked before anything happens: too_many_ops, empty_key, the put checks above,
+  // duplicate_key (etcd's checkIntervals); then, on the branch the compares choose:
+  // lease_not_found, invalid_argument ("key not found"), future_revision, compacted.
+  // Every compare of every nested txn is evaluated against the state before the txn; ranges
+  // inside the txn see the txn's earlier writes.
+  Result<TxnResponse> txn(const TxnRequest& req, std::vector<Event>* events);
+
+  // Errors: compacted (at or below the current compaction revision), future_revision.
+  Result<CompactionResponse> compact(const CompactionRequest& req);
+
+  // ---- Leases ----
+
+  // req.id must be chosen by the caller (the leader) and be nonzero. ttl_seconds is raised to
+  // the minimum TTL. Errors: invalid_argument (id 0, "lease already exists", "too large lease TTL").
+  Result<LeaseGrantResponse> lease_grant(const LeaseGrantRequest& req, MonoTime now);
+
+  // Deletes every attached key, in key order, in one revision (none if no keys are attached).
+  // Errors: lease_not_found.
+  Result<LeaseRevokeResponse> lease_revoke(LeaseId id, std::vector<Event>* events);
+
+  // A keepalive on the leader: expiry = now + ttl; returns the granted TTL in seconds.
+  // Errors: lease_not_found for an unknown lease, and also for a lease that is already expired
+  // at `now` (it is not refreshed). etcd's leader instead holds such a keepalive until the
+  // revoke is applied (then answers "not found") or it loses leadership (then the client
+  // retries); a member that wants that precision checks lease_expired() first and parks it.
+  Result<std::int64_t> lease_renew(LeaseId id, MonoTime now);
+
+  // ttl_seconds: whole seconds remaining, truncated toward zero like etcd's
+  // int64(Remaining().Seconds()) (so it can be 0 or negative for an expired, not yet revoked
+  // lease); -1 for an unknown lease. keys (sorted) only when req.keys.
+  LeaseTimeToLiveResponse lease_time_to_live(const LeaseTimeToLiveRequest& req,
+                                             MonoTime now) const;
+
+  // Leases whose expiry <= now, ordered by (expiry, id). etcd's rate limit (500 revokes per
+  // scan) is not modelled.
+  std::vector<LeaseId> expired_leases(MonoTime now) const;
+
+  // etcd's lessor Promote: every lease's expiry becomes now + extension + ttl. (etcd's extra
+  // spreading of expiries only applies with >= 1000 leases and is not modelled.)
+  void extend_all_leases(MonoTime now, Duration extension);
+
+  bool lease_expired(LeaseId id, MonoTime now) const;
+  std::optional<MonoTime> lease_expiry(LeaseId id) const;
+  std::vector<LeaseId> lease_ids() const;
+
+  // ---- Watch support ----
+
+  // Every event on keys in [key, range_end) (range_end as in RangeRequest) with revision >=
+  // start, in (revision, order within the revision). prev_kv is filled when the key was live at
+  // revision - 1 and that revision is still readable (etcd reads it for the watcher).
+  // start <= 0 returns no events (a watch from "now" has no past). Errors: compacted when
+  // start < compact_revision(). Like etcd after compaction, the events at the compaction
+  // revision itself only include the PUTs still live there (its tombstones are gone).
+  Result<std::vector<Event>> events_since(Revision start, const std::string& key,
+                                          const std::string& range_end) const;
+
+  Revision revision() const { return current_revision_; }
+  // The last compaction revision, 0 before any compaction.
+  Revision compact_revision() const;
+
+  // ---- Inspection (tests, determinism checks) ----
+
+  // Every live key at the current revision, in key order.
+  std::vector<KeyValue> all_live_keys() const;
+
+ private:
+  // One change of one key. Within a revision, `sub` orders the changes of one transaction.
+  struct KeyChange {
+    Revision main = 0;
+    std::int64_t sub = 0;
+    bool tombstone = false;
+    KeyValue kv;  // for a tombstone: key and mod_revision only, like etcd's delete events
+  };
+  struct Lease {
+    std::int64_t ttl_seconds = 0;
+    MonoTime expiry;
+    std::set<std::string> keys;  // attached keys
+  };
+  struct TxnPath;  // which branch each (nested) txn takes
+  class WriteTxn;  // one write transaction being applied
+
+  const KeyValue* live_at(const std::string& key, Revision rev) const;
+  std::vector<KeyValue> live_in_range(const std::string& key, const std::string& range_end,
+                                      Revision rev) const;
+  Result<RangeResponse> range_at(const RangeRequest& req, Revision current) const;
+
+  bool compare_holds(const Compare& c) const;
+  TxnPath compare_to_path(const TxnRequest& req) const;
+  std::optional<Error> check_puts_on_path(const TxnRequest& req, const TxnPath& path) const;
+  std::optional<Error> check_ranges_on_path(const TxnRequest& req, const TxnPath& path) const;
+  std::optional<Error> check_put_preconditions(const PutRequest& req) const;
+
+  PutResponse apply_put(WriteTxn& txn, const PutRequest& req);
+  DeleteRangeResponse apply_delete(WriteTxn& txn, const DeleteRangeRequest& req);
+  TxnResponse apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path);
+
+  EtcdStoreOptions options_;
+  std::map<std::string, std::vector<KeyChange>> history_;  // per key, in (main, sub) order
+  std::map<LeaseId, Lease> leases_;
+  Revision current_revision_ = 1;
+  // etcd's compactMainRev: -1 until the first compaction.
+  Revision compact_main_revision_ = -1;
+};
+
+}  // namespace lockstep::sim

@@ -1,0 +1,221 @@
+#include "sim/sim_kv_client.h"
+
+#include <cassert>
+
+namespace lockstep::sim {
+
+namespace {
+
+void push_to_stream(World& world, ProcessId pid, SimKvClient::StreamState& s,
+                    Result<WatchResponse> item) {
+  if (s.ended) return;
+  if (!item.ok() || item.value().canceled) s.ended = true;
+  s.queue.push_back(std::move(item));
+  if (s.waiter && !s.waiter->value) {
+    s.waiter->value = true;
+    fire_wake(world, pid, s.waiter->wake);
+  }
+}
+
+}  // namespace
+
+class SimWatchStream : public WatchStream {
+ public:
+  SimWatchStream(SimKvClient& client, std::uint64_t stream_id, std::int64_t watch_id,
+                 ResponseHeader created, std::shared_ptr<SimKvClient::StreamState> state)
+      : client_(client),
+        stream_id_(stream_id),
+        watch_id_(watch_id),
+        created_(created),
+        state_(std::move(state)) {}
+
+  ~SimWatchStream() override {
+    client_.streams_.erase(stream_id_);
+    if (!state_->ended) {
+      // Fire-and-forget cancel, as the client closing its watch.
+      ReplyRoute route{client_.pid_, 0};
+      client_.cluster_.send_request(client_.pid_, state_->member, route,
+                                    WatchCancelRequest{watch_id_});
+    }
+  }
+
+  std::int64_t watch_id() const override { return watch_id_; }
+  const ResponseHeader& created_header() const override { return created_; }
+
+  Task<Result<WatchResponse>> next(Duration max_wait) override {
+    if (state_->queue.empty()) {
+      if (state_->ended) co_return Error(ErrorCode::connection_lost, "watch stream ended");
+      auto slot = std::make_shared<Slot<bool>>();
+      state_->waiter = slot;
+      client_.world_.schedule_after_local(max_wait, client_.pid_, [world = &client_.world_,
+                                                                   pid = client_.pid_, slot] {
+        if (slot->value) return;
+        slot->value = false;
+        fire_wake(*world, pid, slot->wake);
+      });
+      co_await WakeAwaiter(slot->wake);
+      state_->waiter.reset();
+      if (state_->queue.empty())
+        co_return Error(ErrorCode::timeout, Outcome::definite, "no watch event within max_wait");
+    }
+    Result<WatchResponse> item = std::move(state_->queue.front());
+    state_->queue.pop_front();
+    co_return item;
+  }
+
+ private:
+  SimKvClient& client_;
+  std::uint64_t stream_id_;
+  std::int64_t watch_id_;
+  ResponseHeader created_;
+  std::shared_ptr<SimKvClient::StreamState> state_;
+};
+
+SimKvClient::SimKvClient(World& world, EtcdCluster& cluster, ProcessId pid,
+                         SimClientOptions options)
+    : world_(world),
+      cluster_(cluster),
+      pid_(pid),
+      options_(options),
+      member_(options.preferred_member % cluster.size()) {
+  cluster_.register_client(pid_, [this](std::uint64_t id, Result<ClientResponse> r) {
+    on_reply(id, std::move(r));
+  });
+  cluster_.register_stream_break(pid_, [this](int member) { on_member_reset(member); });
+}
+
+SimKvClient::~SimKvClient() {
+  cluster_.register_client(pid_, nullptr);
+  cluster_.register_stream_break(pid_, nullptr);
+}
+
+void SimKvClient::on_crash() {
+  calls_.clear();
+  streams_.clear();
+  member_ = options_.preferred_member % cluster_.size();
+}
+
+void SimKvClient::note_error(const Error& e, int member) {
+  const bool unhealthy = e.code == ErrorCode::timeout || e.code == ErrorCode::no_leader ||
+                         e.code == ErrorCode::connection_lost ||
+                         e.code == ErrorCode::unavailable;
+  if (unhealthy && member == member_) member_ = (member_ + 1) % cluster_.size();
+}
+
+void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse> response) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  auto slot = it->second.slot;
+  calls_.erase(it);
+  if (slot->value) return;
+  slot->value = std::move(response);
+  fire_wake(world_, pid_, slot->wake);
+}
+
+void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse> response) {
+  if (auto s = streams_.find(call_id); s != streams_.end()) {
+    if (!response.ok()) {
+      push_to_stream(world_, pid_, *s->second, response.error());
+    } else if (auto* w = std::get_if<WatchResponse>(&response.value())) {
+      push_to_stream(world_, pid_, *s->second, *w);
+    }
+    return;
+  }
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  if (it->second.is_watch_create && response.ok()) {
+    auto* w = std::get_if<WatchResponse>(&response.value());
+    if (w && w->created) {
+      if (it->second.slot->wake->cancelled) {
+        // Nobody waits for this watch any more: close it.
+        cluster_.send_request(pid_, it->second.member, ReplyRoute{pid_, 0},
+                              WatchCancelRequest{w->watch_id});
+      } else {
+        auto state = std::make_shared<StreamState>();
+        state->member = it->second.member;
+        streams_[call_id] = state;
+      }
+    }
+  }
+  complete(call_id, std::move(response));
+}
+
+void SimKvClient::on_member_reset(int member) {
+  std::vector<std::uint64_t> broken;
+  for (const auto& [id, c] : calls_)
+    if (c.member == member) broken.push_back(id);
+  for (auto id : broken)
+    complete(id, Error(ErrorCode::connection_lost, "connection to member reset"));
+  for (auto& [id, s] : streams_)
+    if (s->member == member)
+      push_to_stream(world_, pid_, *s,
+                     Error(ErrorCode::connection_lost, "watch stream's member went away"));
+  if (member == member_) member_ = (member_ + 1) % cluster_.size();
+}
+
+Task<Result<ClientResponse>> SimKvClient::call(ClientRequest request) {
+  const std::uint64_t id = next_call_id_++;
+  const int member = member_;
+  auto slot = std::make_shared<Slot<Result<ClientResponse>>>();
+  calls_[id] = PendingCall{slot, member, std::holds_alternative<WatchCreateRequest>(request)};
+  cluster_.send_request(pid_, member, ReplyRoute{pid_, id}, std::move(request));
+  world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
+    complete(id, Error(ErrorCode::timeout, "context deadline exceeded"));
+  });
+  co_await WakeAwaiter(slot->wake);
+  Result<ClientResponse> response = std::move(*slot->value);
+  if (!response.ok()) note_error(response.error(), member);
+  co_return response;
+}
+
+template <typename Response>
+Task<Result<Response>> SimKvClient::typed_call(ClientRequest request) {
+  Result<ClientResponse> r = co_await call(std::move(request));
+  if (!r.ok()) co_return r.error();
+  auto* typed = std::get_if<Response>(&r.value());
+  assert(typed && "a member answered with the wrong response type");
+  co_return std::move(*typed);
+}
+
+Task<Result<RangeResponse>> SimKvClient::range(RangeRequest request) {
+  return typed_call<RangeResponse>(std::move(request));
+}
+Task<Result<PutResponse>> SimKvClient::put(PutRequest request) {
+  return typed_call<PutResponse>(std::move(request));
+}
+Task<Result<DeleteRangeResponse>> SimKvClient::delete_range(DeleteRangeRequest request) {
+  return typed_call<DeleteRangeResponse>(std::move(request));
+}
+Task<Result<TxnResponse>> SimKvClient::txn(TxnRequest request) {
+  return typed_call<TxnResponse>(std::move(request));
+}
+Task<Result<CompactionResponse>> SimKvClient::compact(CompactionRequest request) {
+  return typed_call<CompactionResponse>(std::move(request));
+}
+Task<Result<LeaseGrantResponse>> SimKvClient::lease_grant(LeaseGrantRequest request) {
+  return typed_call<LeaseGrantResponse>(std::move(request));
+}
+Task<Result<LeaseRevokeResponse>> SimKvClient::lease_revoke(LeaseRevokeRequest request) {
+  return typed_call<LeaseRevokeResponse>(std::move(request));
+}
+Task<Result<LeaseKeepAliveResponse>> SimKvClient::lease_keep_alive(LeaseKeepAliveRequest request) {
+  return typed_call<LeaseKeepAliveResponse>(std::move(request));
+}
+Task<Result<LeaseTimeToLiveResponse>> SimKvClient::lease_time_to_live(
+    LeaseTimeToLiveRequest request) {
+  return typed_call<LeaseTimeToLiveResponse>(std::move(request));
+}
+
+Task<Result<std::unique_ptr<WatchStream>>> SimKvClient::watch(WatchCreateRequest request) {
+  const std::uint64_t id = next_call_id_;  // the id call() will use
+  Result<WatchResponse> created = co_await typed_call<WatchResponse>(std::move(request));
+  if (!created.ok()) co_return created.error();
+  auto s = streams_.find(id);
+  if (s == streams_.end())
+    co_return Error(ErrorCode::connection_lost, "watch stream closed before it was created");
+  std::unique_ptr<WatchStream> stream = std::make_unique<SimWatchStream>(
+      *this, id, created.value().watch_id, created.value().header, s->second);
+  co_return stream;
+}
+
+}  // namespace lockstep::sim

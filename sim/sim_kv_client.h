@@ -1,0 +1,84 @@
+// SimKvClient: the KvClient of a simulated client process, talking to the simulated cluster.
+//
+// Contract (as etcd's Go client behaves):
+//   - Each call sends one request to the member this client is connected to and waits for
+//     the reply up to `request_timeout` on the client's own clock; then it fails with an
+//     indeterminate timeout (the request may still be applied).
+//   - After an error that suggests the member is unhealthy (timeout, no leader, connection
+//     lost) the client fails over to the next member for later calls.
+//   - If the connected member crashes, calls in flight fail with an indeterminate
+//     connection-lost error and watch streams end with it, as a TCP reset would show.
+//   - A crash of the client process forgets every call in flight.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+
+#include "kv/kv_client.h"
+#include "sim/etcd_cluster.h"
+#include "sim/wake.h"
+#include "sim/world.h"
+
+namespace lockstep::sim {
+
+struct SimClientOptions {
+  int preferred_member = 0;
+  Duration request_timeout = seconds(5);
+};
+
+class SimKvClient : public KvClient {
+ public:
+  SimKvClient(World& world, EtcdCluster& cluster, ProcessId pid, SimClientOptions options);
+  ~SimKvClient() override;
+
+  Task<Result<RangeResponse>> range(RangeRequest request) override;
+  Task<Result<PutResponse>> put(PutRequest request) override;
+  Task<Result<DeleteRangeResponse>> delete_range(DeleteRangeRequest request) override;
+  Task<Result<TxnResponse>> txn(TxnRequest request) override;
+  Task<Result<CompactionResponse>> compact(CompactionRequest request) override;
+  Task<Result<LeaseGrantResponse>> lease_grant(LeaseGrantRequest request) override;
+  Task<Result<LeaseRevokeResponse>> lease_revoke(LeaseRevokeRequest request) override;
+  Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest request) override;
+  Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest request) override;
+  Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest request) override;
+
+  int connected_member() const { return member_; }
+  // Called by the world's crash hook of this client's process.
+  void on_crash();
+
+  // Shared state of one watch stream (the member writes into it, the stream reads).
+  struct StreamState {
+    std::deque<Result<WatchResponse>> queue;
+    std::shared_ptr<Slot<bool>> waiter;  // set while next() waits
+    int member = 0;
+    bool ended = false;
+  };
+
+ private:
+  struct PendingCall {
+    std::shared_ptr<Slot<Result<ClientResponse>>> slot;
+    int member = 0;
+    bool is_watch_create = false;
+  };
+
+  Task<Result<ClientResponse>> call(ClientRequest request);
+  template <typename Response>
+  Task<Result<Response>> typed_call(ClientRequest request);
+  void on_reply(std::uint64_t call_id, Result<ClientResponse> response);
+  void on_member_reset(int member);
+  void complete(std::uint64_t call_id, Result<ClientResponse> response);
+  void note_error(const Error& e, int member);
+
+  friend class SimWatchStream;
+  World& world_;
+  EtcdCluster& cluster_;
+  ProcessId pid_;
+  SimClientOptions options_;
+  int member_;
+  std::uint64_t next_call_id_ = 1;
+  std::map<std::uint64_t, PendingCall> calls_;
+  std::map<std::uint64_t, std::shared_ptr<StreamState>> streams_;  // by the create call's id
+};
+
+}  // namespace lockstep::sim

@@ -1,0 +1,69 @@
+// Wake: how simulated I/O resumes a coroutine safely.
+//
+// A suspended coroutine parks its handle in a shared Wake cell. Whoever completes the wait
+// (a timer, a reply message) calls fire(), which posts the resumption as an event of the
+// owning process, so pause and crash apply to it. If the waiting frame is destroyed first
+// (its task was cancelled or its process crashed), the WakeGuard in that frame marks the cell
+// cancelled and the late event does nothing: no event ever resumes a freed frame.
+#pragma once
+
+#include <coroutine>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "sim/world.h"
+
+namespace lockstep::sim {
+
+struct WakeCell {
+  std::coroutine_handle<> handle;
+  bool fired = false;
+  bool cancelled = false;
+};
+
+// Fires a cell: resumes its coroutine through an event of `owner`. Idempotent.
+inline void fire_wake(World& world, ProcessId owner, const std::shared_ptr<WakeCell>& cell) {
+  if (cell->fired || cell->cancelled) return;
+  cell->fired = true;
+  if (!cell->handle) return;  // fired before the coroutine suspended: await_ready sees it
+  world.post(owner, [cell] {
+    if (!cell->cancelled) cell->handle.resume();
+  });
+}
+
+// Awaits a cell. Must live in the waiting coroutine's frame (as a local or temporary).
+class WakeAwaiter {
+ public:
+  explicit WakeAwaiter(std::shared_ptr<WakeCell> cell) : cell_(std::move(cell)) {}
+  WakeAwaiter(const WakeAwaiter&) = delete;
+  WakeAwaiter& operator=(const WakeAwaiter&) = delete;
+  ~WakeAwaiter() { cell_->cancelled = true; }
+
+  bool await_ready() const noexcept { return cell_->fired; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { cell_->handle = h; }
+  void await_resume() const noexcept {}
+
+ private:
+  std::shared_ptr<WakeCell> cell_;
+};
+
+// A one-shot result slot shared between a waiting coroutine and whoever produces the value.
+template <typename T>
+struct Slot {
+  std::shared_ptr<WakeCell> wake = std::make_shared<WakeCell>();
+  std::optional<T> value;
+};
+
+// Suspends the current coroutine for `local_delay` of the owner's monotonic clock.
+inline auto sleep_local(World& world, ProcessId owner, Duration local_delay) {
+  auto cell = std::make_shared<WakeCell>();
+  world.schedule_after_local(local_delay, owner, [cell] {
+    if (cell->cancelled || cell->fired) return;
+    cell->fired = true;
+    if (cell->handle) cell->handle.resume();
+  });
+  return WakeAwaiter(std::move(cell));
+}
+
+}  // namespace lockstep::sim

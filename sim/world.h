@@ -1,0 +1,144 @@
+// World: the deterministic single-threaded executor of one simulated run.
+//
+// Contract:
+//   - Time is virtual: events run in (true time, sequence number) order; when nothing is
+//     ready, time jumps to the next event. Nothing here reads a real clock, starts a thread
+//     or draws unseeded randomness; every random stream derives from the root seed.
+//   - Every event belongs to a process. A paused process's events are held (its timers fire
+//     late, its messages wait) and run in order when it resumes. A crashed process's pending
+//     events are dropped: each event remembers the incarnation it was scheduled for.
+//   - Coroutines are resumed only through events (see Wake), so pause and crash apply to
+//     every task uniformly.
+// Like TigerBeetle's simulator, the world checks its own invariants with assertions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kv/rng.h"
+#include "kv/time.h"
+#include "sim/clock.h"
+
+namespace lockstep::sim {
+
+using ProcessId = int;
+constexpr ProcessId kWorldProcess = 0;  // the world itself: faults, scans of the harness
+
+struct Process {
+  ProcessId id = 0;
+  std::string name;
+  ProcessClock monotonic;
+  ProcessClock wall;
+  bool paused = false;
+  bool crashed = false;
+  std::uint64_t incarnation = 0;
+  // Events that came due while paused, in the order they came due.
+  std::vector<std::function<void()>> held;
+};
+
+// What the world reports to whoever records the history. Kept to facts the simulator knows.
+class WorldObserver {
+ public:
+  virtual ~WorldObserver() = default;
+  // A fault started or ended, or a process changed state (pause, crash, restart).
+  virtual void on_fault(TrueTime now, const std::string& process, const std::string& op,
+                        const nlohmann::json& args) = 0;
+  // A fact about the truth of the system no client saw (a key created in the store...).
+  virtual void on_truth(TrueTime now, const std::string& process, const std::string& op,
+                        const nlohmann::json& args) = 0;
+  // A free-form line from a process (NodeContext::trace).
+  virtual void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
+                        const std::string& message) = 0;
+};
+
+class World {
+ public:
+  explicit World(std::uint64_t seed);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  std::uint64_t seed() const { return seed_; }
+  TrueTime now() const { return now_; }
+  // An independent random stream for a named consumer (see Rng::fork).
+  Rng rng_for(std::string_view label) const { return root_rng_.fork(label); }
+
+  // ---- processes ----
+  ProcessId add_process(std::string name);
+  Process& process(ProcessId id);
+  const Process& process(ProcessId id) const;
+  std::size_t process_count() const { return processes_.size(); }
+  Duration local_monotonic(ProcessId id) const;
+  Duration local_wall(ProcessId id) const;
+
+  void pause(ProcessId id);
+  void resume(ProcessId id);
+  // Drops every pending event of the process; the owner of its tasks destroys them through
+  // the crash hook. restart() starts a new incarnation and calls the restart hook.
+  void crash(ProcessId id);
+  void restart(ProcessId id);
+  void set_crash_hook(ProcessId id, std::function<void()> hook);
+  void set_restart_hook(ProcessId id, std::function<void()> hook);
+
+  // ---- events ----
+  // Runs `fn` on behalf of `owner` at true time `at` (not before now).
+  void schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn);
+  void schedule_after(Duration delay, ProcessId owner, std::function<void()> fn) {
+    schedule_at(now_ + delay, owner, std::move(fn));
+  }
+  // Runs `fn` after `local_delay` on the owner's monotonic clock.
+  void schedule_after_local(Duration local_delay, ProcessId owner, std::function<void()> fn);
+  void post(ProcessId owner, std::function<void()> fn) { schedule_at(now_, owner, std::move(fn)); }
+
+  // Runs events until none is left at or before `until`; then time is `until`.
+  void run_until(TrueTime until);
+  // Runs one event; false when none is left.
+  bool step();
+  bool idle() const { return queue_.empty(); }
+  std::uint64_t events_run() const { return events_run_; }
+
+  // The process on whose behalf the current event runs.
+  ProcessId current_process() const { return current_; }
+
+  // ---- observation ----
+  void set_observer(WorldObserver* observer) { observer_ = observer; }
+  WorldObserver* observer() const { return observer_; }
+  void record_fault(const std::string& process, const std::string& op, const nlohmann::json& args);
+  void record_truth(const std::string& process, const std::string& op, const nlohmann::json& args);
+
+ private:
+  struct Event {
+    std::int64_t at_ns;
+    std::uint64_t seq;
+    ProcessId owner;
+    std::uint64_t incarnation;
+    std::function<void()> fn;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq;
+    }
+  };
+  void run_event(Event& e);
+
+  std::uint64_t seed_;
+  Rng root_rng_;
+  TrueTime now_{};
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t events_run_ = 0;
+  std::vector<Event> queue_;  // a binary heap under Later
+  std::vector<std::unique_ptr<Process>> processes_;
+  std::map<ProcessId, std::function<void()>> crash_hooks_;
+  std::map<ProcessId, std::function<void()>> restart_hooks_;
+  ProcessId current_ = kWorldProcess;
+  WorldObserver* observer_ = nullptr;
+};
+
+}  // namespace lockstep::sim
