@@ -15,6 +15,7 @@ LockCapabilities EtcdMutex::capabilities() const {
   LockCapabilities c;
   c.blocking = true;
   c.fencing = options_.fencing;
+  c.guarded_writes = options_.guarded_writes;
   return c;
 }
 

@@ -10,7 +10,10 @@
 //     told it holds the lock (etcd issue 11456, found by Jepsen).
 //   - recheck_own_key = true: etcd 3.5 on: after waiting it reads its own key and fails with
 //     session_expired if the key is gone.
-//   - The fencing token is the own key's create revision, which increases across holders.
+//   - The fencing token is the own key's create revision, which increases across holders;
+//     `fencing` says whether the registered variant offers it (etcd-mutex-fenced).
+//   - `guarded_writes` (etcd-mutex-guarded) changes nothing in the lock: it tells the harness
+//     to keep the protected data in etcd behind create_revision(grant.key) == key_revision.
 #pragma once
 
 #include <memory>
@@ -25,6 +28,7 @@ struct EtcdMutexOptions {
   std::int64_t session_ttl_seconds = 60;  // concurrency.NewSession's default TTL
   bool recheck_own_key = true;
   bool fencing = false;
+  bool guarded_writes = false;  // only a capability: the harness guards its writes
 };
 
 class EtcdMutex : public Lock {

@@ -5,11 +5,32 @@ namespace lockstep {
 // Each algorithm's file defines its entry.
 AlgorithmInfo txn_try_lock_info();
 AlgorithmInfo etcd_mutex_info();
+AlgorithmInfo naive_get_put_info();
+AlgorithmInfo txn_retry_lock_info();
+AlgorithmInfo reentrant_info();
+AlgorithmInfo rw_lock_info();
+AlgorithmInfo prefix_watch_lock_info();
+AlgorithmInfo zk_recipe_info();
+AlgorithmInfo etcd_mutex_34_info();
+AlgorithmInfo etcd_mutex_fenced_info();
+AlgorithmInfo etcd_mutex_guarded_info();
+AlgorithmInfo setnx_no_ttl_info();
 
 const std::vector<AlgorithmInfo>& algorithm_catalogue() {
   static const std::vector<AlgorithmInfo> catalogue = {
+      // In the order of ALGORITHMS.md.
+      naive_get_put_info(),
       txn_try_lock_info(),
+      txn_retry_lock_info(),
+      reentrant_info(),
+      rw_lock_info(),
+      prefix_watch_lock_info(),
+      zk_recipe_info(),
+      etcd_mutex_34_info(),
       etcd_mutex_info(),
+      etcd_mutex_fenced_info(),
+      etcd_mutex_guarded_info(),
+      setnx_no_ttl_info(),
   };
   return catalogue;
 }

@@ -21,8 +21,13 @@ std::vector<HoldingInterval> believed_holding_intervals(const History& history) 
   };
   for (const auto& e : history.events) {
     if (e.kind == EventKind::fault && e.op == "crash") {
-      const std::string victim = e.args.value("process", e.process);
-      close(victim, e, "crash");
+      if (e.args.value("phase", "start") != "start") continue;
+      if (e.args.contains("targets") && e.args["targets"].is_array()) {
+        for (const auto& t : e.args["targets"])
+          if (t.is_string()) close(t.get<std::string>(), e, "crash");
+      } else {
+        close(e.process, e, "crash");
+      }
       continue;
     }
     if (e.op == "acquire" && e.kind == EventKind::invoke) {

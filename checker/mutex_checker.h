@@ -2,7 +2,8 @@
 //
 // Contract: a client believes it holds the lock from the completion of a successful acquire
 // (`ok` event of op "acquire") until the invocation of its next "release", until its process
-// crashes (a `fault` event "crash" of that process), or until the end of the history. These
+// crashes (a `fault` event "crash" with phase "start" naming it in args.targets, or whose
+// own process it is), or until the end of the history. These
 // believed-holding intervals, on the true clock, must not overlap between different clients,
 // except two holders in mode "shared" (args.mode) of a reader/writer lock.
 // Indeterminate acquires (`info`) give no belief: the client was not told it holds the lock,

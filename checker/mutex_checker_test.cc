@@ -66,11 +66,11 @@ TEST_CASE("shared holdings may overlap each other but not an exclusive one") {
   REQUIRE(check_mutual_exclusion(b.h).status == CheckStatus::violated);
 }
 
-TEST_CASE("a crash ends a holding; an indeterminate acquire gives none") {
+TEST_CASE("a crash ends a holding - an indeterminate acquire gives none") {
   Builder b;
   b.add("a", EventKind::invoke, "acquire", 1);
   b.add("a", EventKind::ok, "acquire", 2);
-  b.add("world", EventKind::fault, "crash", 5, {{"process", "a"}});
+  b.add("world", EventKind::fault, "crash", 5, {{"phase", "start"}, {"targets", {"a"}}});
   b.add("b", EventKind::invoke, "acquire", 3);
   b.add("b", EventKind::info, "acquire", 4);
   b.add("c", EventKind::invoke, "acquire", 6);

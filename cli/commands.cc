@@ -6,6 +6,7 @@ void register_commands(CLI::App& app, CommandSet& commands) {
   add_list_command(app, commands);
   add_run_command(app, commands);
   add_demo_command(app, commands);
+  add_check_command(app, commands);
 }
 
 }  // namespace lockstep::cli

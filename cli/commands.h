@@ -22,5 +22,6 @@ void register_commands(CLI::App& app, CommandSet& commands);
 void add_list_command(CLI::App& app, CommandSet& commands);
 void add_run_command(CLI::App& app, CommandSet& commands);
 void add_demo_command(CLI::App& app, CommandSet& commands);
+void add_check_command(CLI::App& app, CommandSet& commands);
 
 }  // namespace lockstep::cli

@@ -18,7 +18,7 @@ void add_demo_command(CLI::App& app, CommandSet& commands) {
     commands.action = [seed] {
       int violated = 0;
       for (const auto& info : algorithm_catalogue()) {
-        RunConfig config;
+        RunConfig config = default_run_config();
         config.algorithm = info.name;
         config.seed = *seed;
         config.workload.clients = 3;

@@ -2,11 +2,12 @@
 
 #include "algorithms/registry.h"
 #include "cli/commands.h"
+#include "sim/faults.h"
 
 namespace lockstep::cli {
 
 void add_list_command(CLI::App& app, CommandSet& commands) {
-  auto* cmd = app.add_subcommand("list", "List the lock algorithms of the catalogue");
+  auto* cmd = app.add_subcommand("list", "List the lock algorithms and the fault catalogue");
   cmd->callback([&commands] {
     commands.action = [] {
       fmt::print("Algorithms:\n");
@@ -15,6 +16,8 @@ void add_list_command(CLI::App& app, CommandSet& commands) {
         for (const auto& o : a.options)
           fmt::print("  {:<22}   option {}={} ({})\n", "", o.name, o.default_value, o.description);
       }
+      fmt::print("\nFaults (for --faults):\n");
+      for (const auto& f : sim::fault_catalogue()) fmt::print("  {:<22} {}\n", f.name, f.description);
       return kExitOk;
     };
   });

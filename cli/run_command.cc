@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "harness/run_request.h"
 #include "harness/run_files.h"
 #include "harness/sim_runner.h"
 
@@ -16,23 +17,26 @@ struct RunArgs {
   std::uint64_t seed = 1;
   int clients = 3;
   double duration_seconds = 30;
-  int members = 1;
+  int members = 3;
+  std::string faults = "none";
   std::string out_dir;
   bool force = false;
 };
 
 int run(const RunArgs& args) {
-  RunConfig config;
-  config.algorithm = args.algorithm;
-  config.seed = args.seed;
-  config.workload.clients = args.clients;
-  config.etcd.members = args.members;
   if (!(args.duration_seconds > 0) || args.duration_seconds > 86400) {
     std::cerr << "lockstep run: --duration must be between 0 and 86400 seconds\n";
     return kExitBadInput;
   }
-  config.workload.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
-  if (auto err = validate_run_config(config); !err.empty()) {
+  RunRequest request;
+  request.algorithm = args.algorithm;
+  request.seed = args.seed;
+  request.clients = args.clients;
+  request.members = args.members;
+  request.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
+  request.faults = args.faults;
+  RunConfig config;
+  if (auto err = expand_run_request(request, config); !err.empty()) {
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
@@ -65,6 +69,9 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--members", args->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))
+      ->capture_default_str();
+  cmd->add_option("--faults", args->faults,
+                  "Fault classes to draw a random schedule from: a comma list, all or none")
       ->capture_default_str();
   cmd->add_option("--out", args->out_dir,
                   "Directory for history.jsonl, verdict.json and scenario.json");

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "algorithms/registry.h"
 #include "kv/time.h"
 #include "sim/etcd_config.h"
+#include "sim/faults.h"
 #include "sim/network.h"
 
 namespace lockstep {
@@ -31,6 +34,17 @@ struct RunConfig {
   sim::EtcdConfig etcd;
   sim::LatencyConfig network;
   WorkloadConfig workload;
+  // The explicit fault schedule (times relative to the clients' start), and the classes a
+  // random schedule was drawn from (for the record; empty when written by hand).
+  std::vector<sim::FaultSpec> faults;
+  std::set<std::string> fault_classes;
 };
+
+// The defaults of a run: a 3-member cluster.
+inline RunConfig default_run_config() {
+  RunConfig c;
+  c.etcd.members = 3;
+  return c;
+}
 
 }  // namespace lockstep

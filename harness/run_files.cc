@@ -38,7 +38,9 @@ nlohmann::json run_config_to_json(const RunConfig& c) {
                    {"try_retry_interval_ms", ms(w.try_retry_interval)},
                    {"drain_timeout_ms", ms(w.drain_timeout)},
                    {"request_timeout_ms", ms(w.request_timeout)}};
+  j["fault_classes"] = c.fault_classes;
   j["faults"] = nlohmann::json::array();
+  for (const auto& f : c.faults) j["faults"].push_back(sim::fault_to_json(f));
   j["checks"] = {"mutex"};
   return j;
 }
@@ -47,7 +49,12 @@ std::string replay_command(const RunConfig& config) {
   std::ostringstream s;
   s << "lockstep run --algorithm " << config.algorithm << " --seed " << config.seed
     << " --clients " << config.workload.clients << " --duration "
-    << to_seconds(config.workload.duration);
+    << to_seconds(config.workload.duration) << " --members " << config.etcd.members;
+  if (!config.fault_classes.empty()) {
+    std::string classes;
+    for (const auto& c : config.fault_classes) classes += (classes.empty() ? "" : ",") + c;
+    s << " --faults " << classes;
+  }
   return s.str();
 }
 

@@ -1,11 +1,14 @@
 #include "harness/sim_runner.h"
 
 #include <memory>
+#include <set>
+#include <stdexcept>
 
 #include "checker/mutex_checker.h"
 #include "harness/history_recorder.h"
 #include "harness/workload.h"
 #include "sim/etcd_cluster.h"
+#include "sim/faults.h"
 #include "sim/network.h"
 #include "sim/sim_kv_client.h"
 #include "sim/sim_node.h"
@@ -30,6 +33,17 @@ std::string validate_run_config(RunConfig& config) {
   if (config.workload.clients < 1) return "clients must be at least 1";
   if (config.etcd.members != 1 && config.etcd.members != 3 && config.etcd.members != 5)
     return "members must be 1, 3 or 5";
+  std::set<std::string> names;
+  for (int i = 0; i < config.etcd.members; ++i) names.insert("member-" + std::to_string(i));
+  for (int i = 0; i < config.workload.clients; ++i) names.insert("client-" + std::to_string(i));
+  for (std::size_t i = 0; i < config.faults.size(); ++i) {
+    const auto& f = config.faults[i];
+    for (const auto* list : {&f.from, &f.to, &f.targets})
+      for (const auto& n : *list)
+        if (!names.count(n))
+          return "fault " + std::to_string(i) + " (" + f.kind + ") names unknown process \"" + n +
+                 "\"";
+  }
   return {};
 }
 
@@ -95,10 +109,20 @@ RunResult run_simulation(const RunConfig& config) {
   }
   // Clients start once the cluster had time to elect a leader, like a deployment would.
   const TrueTime start = TrueTime(config.etcd.election_timeout * 3);
+  sim::FaultInjector faults(world, network, cluster, start);
+  for (int i = 0; i < cluster.size(); ++i)
+    faults.add_process(world.process(cluster.member(i).pid()).name, cluster.member(i).pid());
+  for (auto& c : clients) faults.add_process(world.process(c->pid).name, c->pid);
+  for (const auto& f : config.faults) {
+    if (auto err = faults.validate(f)) throw std::invalid_argument(*err);  // validated before
+  }
+  faults.schedule(config.faults);
   world.run_until(start);
   for (auto& c : clients) start_client(*c);
 
-  const TrueTime end_of_load = start + config.workload.duration;
+  // Load runs for the workload's duration, and at least until every fault has ended.
+  TrueTime end_of_load = start + config.workload.duration;
+  for (const auto& f : config.faults) end_of_load = std::max(end_of_load, start + f.start + f.duration);
   world.run_until(end_of_load);
   stop->requested = true;
   // Drain: let clients finish their cycle (release what they hold), up to a bound.

@@ -17,7 +17,7 @@ RunConfig config_for(const std::string& algorithm, std::uint64_t seed) {
   return c;
 }
 
-TEST_CASE("etcd-mutex keeps mutual exclusion with no faults, and clients make progress") {
+TEST_CASE("etcd-mutex keeps mutual exclusion with no faults - and clients make progress") {
   auto result = run_simulation(config_for("etcd-mutex", 1));
   REQUIRE(result.all_ok());
   REQUIRE(result.checks[0].figures["acquires_ok"].get<std::int64_t>() >= 10);
@@ -29,7 +29,7 @@ TEST_CASE("txn-try-lock keeps mutual exclusion with no faults") {
   REQUIRE(result.checks[0].figures["acquires_ok"].get<std::int64_t>() >= 10);
 }
 
-TEST_CASE("the same seed gives a byte-identical history; another seed does not") {
+TEST_CASE("the same seed gives a byte-identical history - another seed does not") {
   auto a = run_simulation(config_for("etcd-mutex", 42));
   auto b = run_simulation(config_for("etcd-mutex", 42));
   auto c = run_simulation(config_for("etcd-mutex", 43));

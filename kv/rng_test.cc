@@ -5,7 +5,7 @@
 namespace lockstep {
 namespace {
 
-TEST_CASE("the same seed gives the same stream; different seeds differ") {
+TEST_CASE("the same seed gives the same stream - different seeds differ") {
   Rng a(42), b(42), c(43);
   for (int i = 0; i < 100; ++i) {
     auto x = a.next_u64();

@@ -35,10 +35,35 @@ int EtcdCluster::leader() const {
 
 void EtcdCluster::send_request(ProcessId client, int member_index, ReplyRoute route,
                                ClientRequest request) {
+  if (std::holds_alternative<LeaseKeepAliveRequest>(request) && keepalive_droppers_.count(client)) {
+    ++keepalives_dropped_;
+    return;
+  }
   EtcdMember* target = members_[static_cast<std::size_t>(member_index)].get();
   network_.send(client, target->pid(), [target, route, request = std::move(request)]() mutable {
     target->handle_client(route, std::move(request));
   });
+}
+
+void EtcdCluster::set_drop_keepalives(ProcessId client, bool drop) {
+  if (drop) {
+    keepalive_droppers_.insert(client);
+  } else {
+    keepalive_droppers_.erase(client);
+  }
+}
+
+Revision EtcdCluster::propose_compaction(Revision revision) {
+  const int leader_index = leader();
+  if (leader_index < 0 || world_.process(member(leader_index).pid()).paused) return 0;
+  EtcdMember& m = member(leader_index);
+  const Revision current = m.store().revision();
+  const Revision target = revision > 0 ? std::min(revision, current) : current;
+  if (target <= m.store().compact_revision()) return 0;
+  LogEntry entry;
+  entry.op = CompactionRequest{target, false};
+  m.on_forwarded_proposal(std::move(entry));
+  return target;
 }
 
 void EtcdCluster::send_reply(int member_index, ProcessId client, std::function<void()> deliver) {
@@ -46,7 +71,11 @@ void EtcdCluster::send_reply(int member_index, ProcessId client, std::function<v
 }
 
 void EtcdCluster::register_client(ProcessId client, ReplySink sink) {
-  reply_sinks_[client] = std::move(sink);
+  if (sink) {
+    reply_sinks_[client] = std::move(sink);
+  } else {
+    reply_sinks_.erase(client);
+  }
 }
 
 void EtcdCluster::deliver_reply(ProcessId client, std::uint64_t call_id,
@@ -56,7 +85,11 @@ void EtcdCluster::deliver_reply(ProcessId client, std::uint64_t call_id,
 }
 
 void EtcdCluster::register_stream_break(ProcessId client, StreamBreakSink sink) {
-  stream_break_sinks_[client] = std::move(sink);
+  if (sink) {
+    stream_break_sinks_[client] = std::move(sink);
+  } else {
+    stream_break_sinks_.erase(client);
+  }
 }
 
 void EtcdCluster::break_streams_of(int member_index) {

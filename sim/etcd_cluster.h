@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "sim/etcd_config.h"
@@ -46,6 +47,13 @@ class EtcdCluster {
                   [target, fn = std::forward<Fn>(fn)]() mutable { fn(*target); });
   }
 
+  // The `lease-drop` fault: keep-alive requests of `client` are dropped while set.
+  void set_drop_keepalives(ProcessId client, bool drop);
+  std::uint64_t keepalives_dropped() const { return keepalives_dropped_; }
+  // The `compaction` fault: the leader proposes a compaction at `revision` (0: its current
+  // revision). Returns the revision proposed, or 0 when no leader could take it.
+  Revision propose_compaction(Revision revision);
+
   // Truth reporting: called by members after applying log index `index`.
   void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry);
   void report_lease_expired(int member_index, LeaseId lease);
@@ -67,6 +75,8 @@ class EtcdCluster {
   std::uint64_t max_reported_index_ = 0;
   std::map<ProcessId, ReplySink> reply_sinks_;
   std::map<ProcessId, StreamBreakSink> stream_break_sinks_;
+  std::set<ProcessId> keepalive_droppers_;
+  std::uint64_t keepalives_dropped_ = 0;
 };
 
 }  // namespace lockstep::sim

@@ -232,7 +232,7 @@ void EtcdMember::on_vote_reply(const VoteReply& m) {
 
 void EtcdMember::on_append(const Append& m) {
   if (m.term < term_) {
-    AppendReply reply{term_, index_, false, 0, m.heartbeat_seq};
+    AppendReply reply{term_, index_, false, 0, m.prev_index, m.heartbeat_seq};
     cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
     return;
   }
@@ -262,7 +262,7 @@ void EtcdMember::on_append(const Append& m) {
       apply_committed();
     }
   }
-  AppendReply reply{term_, index_, success, match, m.heartbeat_seq};
+  AppendReply reply{term_, index_, success, match, success ? 0 : m.prev_index, m.heartbeat_seq};
   cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
 }
 
@@ -273,12 +273,16 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
   }
   if (role_ != MemberRole::leader || m.term != term_) return;
   last_ack_local_[m.from] = cluster_.world().local_monotonic(pid_);
+  // Only a reply that moves replication forward triggers another append: duplicated or
+  // reordered replies must not multiply the traffic.
   if (m.success) {
-    match_index_[m.from] = std::max(match_index_[m.from], m.match_index);
-    next_index_[m.from] = match_index_[m.from] + 1;
-    advance_commit();
-    if (next_index_[m.from] <= last_log_index()) send_append(m.from);
-  } else if (next_index_[m.from] > 1) {
+    if (m.match_index > match_index_[m.from]) {
+      match_index_[m.from] = m.match_index;
+      next_index_[m.from] = m.match_index + 1;
+      advance_commit();
+      if (next_index_[m.from] <= last_log_index()) send_append(m.from);
+    }
+  } else if (m.rejected_prev + 1 == next_index_[m.from] && next_index_[m.from] > 1) {
     --next_index_[m.from];
     send_append(m.from);
   }
@@ -645,7 +649,7 @@ void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
   const Revision start =
       request.start_revision > 0 ? request.start_revision : store_.revision() + 1;
   reply(route, ClientResponse(created));
-  if (request.start_revision > 0 && request.start_revision <= store_.compact_revision()) {
+  if (request.start_revision > 0 && request.start_revision < store_.compact_revision()) {
     WatchResponse cancelled;
     cancelled.header = header();
     cancelled.watch_id = watch_id;

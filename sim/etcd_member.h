@@ -92,7 +92,8 @@ class EtcdMember {
     std::uint64_t term;
     int from;
     bool success;
-    std::uint64_t match_index;
+    std::uint64_t match_index;    // on success: the last index matching the leader's log
+    std::uint64_t rejected_prev;  // on failure: the prev_index that did not match
     std::uint64_t heartbeat_seq;
   };
   void on_vote_request(const VoteRequest& m);

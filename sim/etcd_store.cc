@@ -237,7 +237,10 @@ class EtcdStore::WriteTxn {
     if (lease != 0) {
       auto it = store_.leases_.find(lease);
       assert(it != store_.leases_.end() && "lease existence is checked before applying");
-      if (it != store_.leases_.end()) it->second.keys.insert(key);
+      if (it != store_.leases_.end()) {
+        remember_lease(it->first, it->second);
+        it->second.keys.insert(key);
+      }
     }
     record(key, KeyChange{rev, change_count_, false, kv}, EventType::put);
   }
@@ -255,6 +258,24 @@ class EtcdStore::WriteTxn {
     return static_cast<std::int64_t>(doomed.size());
   }
 
+  // Undoes every change (the revision has not moved yet). Only needed for a txn that etcd 3.4
+  // itself cannot apply (see apply_put).
+  void abort() {
+    for (auto it = touched_keys_.rbegin(); it != touched_keys_.rend(); ++it) {
+      auto& changes = store_.history_[*it];
+      changes.pop_back();
+      if (changes.empty()) store_.history_.erase(*it);
+    }
+    for (auto& [id, keys] : lease_keys_before_) {
+      auto lease = store_.leases_.find(id);
+      if (lease != store_.leases_.end()) lease->second.keys = std::move(keys);
+    }
+    touched_keys_.clear();
+    lease_keys_before_.clear();
+    events_.clear();
+    change_count_ = 0;
+  }
+
   // Commits the revision bump and publishes the events; returns the store revision after.
   Revision end() {
     if (change_count_ > 0) store_.current_revision_ = begin_ + 1;
@@ -268,8 +289,12 @@ class EtcdStore::WriteTxn {
   void detach(LeaseId lease, const std::string& key) {
     if (lease == 0) return;
     auto it = store_.leases_.find(lease);
-    if (it != store_.leases_.end()) it->second.keys.erase(key);
+    if (it == store_.leases_.end()) return;
+    remember_lease(it->first, it->second);
+    it->second.keys.erase(key);
   }
+
+  void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
 
   void record(const std::string& key, KeyChange change, EventType type) {
     Event event;
@@ -279,6 +304,7 @@ class EtcdStore::WriteTxn {
     if (const KeyValue* prev = store_.live_at(key, begin_)) event.prev_kv.push_back(*prev);
     events_.push_back(std::move(event));
     store_.history_[key].push_back(std::move(change));
+    touched_keys_.push_back(key);
     ++change_count_;
   }
 
@@ -287,6 +313,8 @@ class EtcdStore::WriteTxn {
   std::int64_t change_count_ = 0;  // changes so far; also the next sub-revision
   std::vector<Event> events_;
   std::vector<Event>* events_out_;
+  std::vector<std::string> touched_keys_;                       // one per change, for abort()
+  std::map<LeaseId, std::set<std::string>> lease_keys_before_;  // first copy wins, for abort()
 };
 
 EtcdStore::EtcdStore(EtcdStoreOptions options) : options_(options) {}
@@ -392,16 +420,22 @@ std::optional<Error> EtcdStore::check_put_preconditions(const PutRequest& req) c
   return std::nullopt;
 }
 
-PutResponse EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
+Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   PutResponse resp;
   std::optional<KeyValue> prev;
   if (const KeyValue* kv = live_at(req.key, txn.read_revision())) prev = *kv;
+  if ((req.ignore_value || req.ignore_lease) && !prev) {
+    // The flags were checked against the state before the txn, but an earlier delete in the
+    // same txn can still remove the key: a delete with range_end "\0" escapes the duplicate-key
+    // check. etcd 3.4 panics applying such a txn (applyTxn: "unexpected error during txn"),
+    // taking down every member; the simulator refuses the txn instead and reports why.
+    return Error(ErrorCode::invalid_argument,
+                 std::string(kKeyNotFoundMessage) +
+                     " (deleted earlier in the same txn; etcd 3.4 would crash applying it)");
+  }
   if (req.prev_kv && prev) resp.prev_kv.push_back(*prev);
-  // The ignore flags were checked against the state before the txn; no txn can delete the key
-  // before this put without being refused as a duplicate key.
-  assert(prev || !(req.ignore_value || req.ignore_lease));
-  const std::string& value = req.ignore_value && prev ? prev->value : req.value;
-  const LeaseId lease = req.ignore_lease && prev ? prev->lease : req.lease;
+  const std::string& value = req.ignore_value ? prev->value : req.value;
+  const LeaseId lease = req.ignore_lease ? prev->lease : req.lease;
   txn.put(req.key, value, lease);
   resp.header.revision = txn.write_revision();
   return resp;
@@ -420,7 +454,7 @@ Result<PutResponse> EtcdStore::put(const PutRequest& req, std::vector<Event>* ev
   if (auto err = check_put_request(req)) return *err;
   if (auto err = check_put_preconditions(req)) return *err;
   WriteTxn txn(*this, events);
-  PutResponse resp = apply_put(txn, req);
+  Result<PutResponse> resp = apply_put(txn, req);  // cannot fail: checked just above
   txn.end();
   return resp;
 }
@@ -502,7 +536,8 @@ std::optional<Error> EtcdStore::check_ranges_on_path(const TxnRequest& req,
   return std::nullopt;
 }
 
-TxnResponse EtcdStore::apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path) {
+Result<TxnResponse> EtcdStore::apply_txn(WriteTxn& txn, const TxnRequest& req,
+                                         const TxnPath& path) {
   TxnResponse resp;  // a nested response keeps the zero header etcd 3.4 gives it
   resp.succeeded = path.succeeded;
   std::size_t nested_index = 0;
@@ -513,13 +548,16 @@ TxnResponse EtcdStore::apply_txn(WriteTxn& txn, const TxnRequest& req, const Txn
       assert(r.ok() && "range revisions are checked before applying");
       out.response = r.ok() ? std::move(r).value() : RangeResponse{};
     } else if (auto* put = std::get_if<PutRequest>(&op.request)) {
-      out.response = apply_put(txn, *put);
+      Result<PutResponse> r = apply_put(txn, *put);
+      if (!r.ok()) return r.error();
+      out.response = std::move(r).value();
     } else if (auto* del = std::get_if<DeleteRangeRequest>(&op.request)) {
       out.response = apply_delete(txn, *del);
     } else {
       const auto& nested = std::get<std::shared_ptr<TxnRequest>>(op.request);
-      out.response =
-          std::make_shared<TxnResponse>(apply_txn(txn, *nested, path.nested[nested_index++]));
+      Result<TxnResponse> r = apply_txn(txn, *nested, path.nested[nested_index++]);
+      if (!r.ok()) return r.error();
+      out.response = std::make_shared<TxnResponse>(std::move(r).value());
     }
     resp.responses.push_back(std::move(out));
   }
@@ -537,8 +575,12 @@ Result<TxnResponse> EtcdStore::txn(const TxnRequest& req, std::vector<Event>* ev
   if (auto err = check_ranges_on_path(req, path)) return *err;
 
   WriteTxn txn(*this, events);
-  TxnResponse resp = apply_txn(txn, req, path);
-  resp.header.revision = txn.end();
+  Result<TxnResponse> resp = apply_txn(txn, req, path);
+  if (!resp.ok()) {
+    txn.abort();
+    return resp;
+  }
+  resp->header.revision = txn.end();
   return resp;
 }
 

@@ -71,6 +71,8 @@ class EtcdStore {
   // Errors, checked before anything happens: too_many_ops, empty_key, the put checks above,
   // duplicate_key (etcd's checkIntervals); then, on the branch the compares choose:
   // lease_not_found, invalid_argument ("key not found"), future_revision, compacted.
+  // One txn etcd 3.4 accepts but crashes on (a put with ignore_value/ignore_lease after a
+  // delete with range_end "\0" of its key) is refused with invalid_argument, changing nothing.
   // Every compare of every nested txn is evaluated against the state before the txn; ranges
   // inside the txn see the txn's earlier writes.
   Result<TxnResponse> txn(const TxnRequest& req, std::vector<Event>* events);
@@ -160,9 +162,9 @@ class EtcdStore {
   std::optional<Error> check_ranges_on_path(const TxnRequest& req, const TxnPath& path) const;
   std::optional<Error> check_put_preconditions(const PutRequest& req) const;
 
-  PutResponse apply_put(WriteTxn& txn, const PutRequest& req);
+  Result<PutResponse> apply_put(WriteTxn& txn, const PutRequest& req);
   DeleteRangeResponse apply_delete(WriteTxn& txn, const DeleteRangeRequest& req);
-  TxnResponse apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path);
+  Result<TxnResponse> apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path);
 
   EtcdStoreOptions options_;
   std::map<std::string, std::vector<KeyChange>> history_;  // per key, in (main, sub) order

@@ -68,7 +68,7 @@ class Model {
       return err(ErrorCode::invalid_argument);
     }
     Write w = begin_write();
-    PutResponse resp = apply_put(w, req);
+    Result<PutResponse> resp = apply_put(w, req);
     end_write(w, events);
     return resp;
   }
@@ -91,8 +91,9 @@ class Model {
     if (auto e = path_put_check(req)) return *e;
     if (auto e = path_range_check(req)) return *e;
     Write w = begin_write();
-    TxnResponse resp = apply_txn(w, req);
-    resp.header.revision = end_write(w, events);
+    Result<TxnResponse> resp = apply_txn(w, req);
+    if (!resp.ok()) return resp;  // the working copy is simply dropped
+    resp->header.revision = end_write(w, events);
     return resp;
   }
 
@@ -416,11 +417,13 @@ class Model {
     return {it->second};
   }
 
-  PutResponse apply_put(Write& w, const PutRequest& req) {
+  Result<PutResponse> apply_put(Write& w, const PutRequest& req) {
     PutResponse resp;
     auto prev_it = w.work.find(req.key);
     std::optional<KeyValue> prev;
     if (prev_it != w.work.end()) prev = prev_it->second;
+    // Deleted earlier in the same txn (etcd 3.4 would crash here; the store refuses).
+    if ((req.ignore_value || req.ignore_lease) && !prev) return err(ErrorCode::invalid_argument);
     if (req.prev_kv && prev) resp.prev_kv.push_back(*prev);
     const Revision r = w.begin + 1;
     KeyValue kv{req.key,
@@ -450,7 +453,7 @@ class Model {
     return resp;
   }
 
-  TxnResponse apply_txn(Write& w, const TxnRequest& t) {
+  Result<TxnResponse> apply_txn(Write& w, const TxnRequest& t) {
     TxnResponse resp;
     resp.succeeded = succeeds(t);  // the state before the txn: latest() is unchanged until the end
     for (const RequestOp& op : resp.succeeded ? t.success : t.failure) {
@@ -463,11 +466,15 @@ class Model {
         RC_ASSERT(rr.ok());
         out.response = rr.value();
       } else if (auto* p = std::get_if<PutRequest>(&op.request)) {
-        out.response = apply_put(w, *p);
+        Result<PutResponse> pr = apply_put(w, *p);
+        if (!pr.ok()) return pr.error();
+        out.response = pr.value();
       } else if (auto* d = std::get_if<DeleteRangeRequest>(&op.request)) {
         out.response = apply_delete(w, *d);
       } else {
-        out.response = std::make_shared<TxnResponse>(apply_txn(w, *std::get<std::shared_ptr<TxnRequest>>(op.request)));
+        Result<TxnResponse> tr = apply_txn(w, *std::get<std::shared_ptr<TxnRequest>>(op.request));
+        if (!tr.ok()) return tr.error();
+        out.response = std::make_shared<TxnResponse>(tr.value());
       }
       resp.responses.push_back(std::move(out));
     }
@@ -483,9 +490,18 @@ class Model {
 
 // ------------------------------------------ generators ------------------------------------------
 
-std::string gen_key() {
+// A uniform pick in [lo, hi): gen::inRange alone favours small values while rapidcheck's size is
+// small, which would starve the later op kinds and lease ids. Shrinking still goes towards lo.
+template <typename T>
+T uniform(T lo, T hi) {
+  return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi));
+}
+
+// An empty key is refused before anything else is looked at, so it is kept rare: inside a txn
+// only a few txns may use it at all.
+std::string gen_key(bool allow_empty = true) {
   return *rc::gen::weightedElement<std::string>(
-      {{4, "a"}, {4, "b"}, {3, "ab"}, {3, "c"}, {1, "\xff"}, {1, ""}});
+      {{4, "a"}, {4, "b"}, {3, "ab"}, {3, "c"}, {1, "\xff"}, {allow_empty ? 1u : 0u, ""}});
 }
 
 std::string gen_range_end(const std::string& key) {
@@ -498,40 +514,45 @@ std::string gen_range_end(const std::string& key) {
 }
 
 std::string gen_value() { return *rc::gen::element<std::string>("", "x", "y"); }
-LeaseId gen_lease_id() { return *rc::gen::inRange<LeaseId>(0, 4); }
+LeaseId gen_lease_id() { return uniform<LeaseId>(0, 4); }
 
-PutRequest gen_put() {
+PutRequest gen_put(bool allow_empty = true) {
   PutRequest p;
-  p.key = gen_key();
-  p.value = gen_value();
-  p.lease = *rc::gen::weightedElement<LeaseId>({{3, 0}, {1, 1}, {1, 2}, {1, 3}});
+  p.key = gen_key(allow_empty);
+  p.lease = *rc::gen::weightedElement<LeaseId>({{4, 0}, {3, 1}, {1, 2}, {1, 3}});
   p.prev_kv = *rc::gen::arbitrary<bool>();
-  p.ignore_value = *rc::gen::weightedElement<bool>({{5, false}, {1, true}});
-  p.ignore_lease = *rc::gen::weightedElement<bool>({{5, false}, {1, true}});
+  p.ignore_value = *rc::gen::weightedElement<bool>({{8, false}, {1, true}});
+  p.ignore_lease = *rc::gen::weightedElement<bool>({{8, false}, {1, true}});
+  // Mostly well-formed: a value or lease given with its ignore flag is refused outright.
+  p.value = p.ignore_value && *rc::gen::weightedElement<bool>({{4, true}, {1, false}}) ? ""
+                                                                                       : gen_value();
+  if (p.ignore_lease && *rc::gen::weightedElement<bool>({{4, true}, {1, false}})) p.lease = 0;
   return p;
 }
 
-DeleteRangeRequest gen_delete() {
+DeleteRangeRequest gen_delete(bool allow_empty = true) {
   DeleteRangeRequest d;
-  d.key = gen_key();
-  d.range_end = gen_range_end(d.key);
+  d.key = gen_key(allow_empty);
+  d.range_end = *rc::gen::weightedElement<std::string>({{3, ""}, {1, gen_range_end(d.key)}});
   d.prev_kv = *rc::gen::arbitrary<bool>();
   return d;
 }
 
-RangeRequest gen_range(Revision current) {
+RangeRequest gen_range(Revision current, bool allow_empty = true) {
   RangeRequest r;
-  r.key = gen_key();
-  r.range_end = gen_range_end(r.key);
+  r.key = gen_key(allow_empty);
+  // Mostly wide ranges at the latest revision, so that sorting, filters and limits matter.
+  r.range_end = *rc::gen::weightedElement<std::string>(
+      {{1, gen_range_end(r.key)}, {2, std::string(1, '\0')}, {1, prefix_range_end(r.key)}});
   r.revision = *rc::gen::weightedElement<Revision>(
-      {{4, 0}, {3, *rc::gen::inRange<Revision>(-2, current + 2)}});
-  r.limit = *rc::gen::inRange<std::int64_t>(0, 4);
-  r.sort_order = static_cast<SortOrder>(*rc::gen::inRange(0, 3));
-  r.sort_target = static_cast<SortTarget>(*rc::gen::inRange(0, 5));
+      {{6, 0}, {2, uniform<Revision>(-2, current + 2)}});
+  r.limit = uniform<std::int64_t>(0, 4);
+  r.sort_order = static_cast<SortOrder>(uniform(0, 3));
+  r.sort_target = static_cast<SortTarget>(uniform(0, 5));
   r.keys_only = *rc::gen::weightedElement<bool>({{4, false}, {1, true}});
   r.count_only = *rc::gen::weightedElement<bool>({{5, false}, {1, true}});
   auto maybe_rev = [&] {
-    return *rc::gen::weightedElement<Revision>({{4, 0}, {1, *rc::gen::inRange<Revision>(1, current + 1)}});
+    return *rc::gen::weightedElement<Revision>({{9, 0}, {1, uniform<Revision>(1, current + 1)}});
   };
   r.min_mod_revision = maybe_rev();
   r.max_mod_revision = maybe_rev();
@@ -540,33 +561,39 @@ RangeRequest gen_range(Revision current) {
   return r;
 }
 
-Compare gen_compare(Revision current) {
+Compare gen_compare(Revision current, bool allow_empty) {
   Compare c;
-  c.key = gen_key();
-  c.result = static_cast<CompareResult>(*rc::gen::inRange(0, 4));
-  c.target = static_cast<CompareTarget>(*rc::gen::inRange(0, 5));
-  c.version = *rc::gen::inRange<std::int64_t>(0, 4);
-  c.create_revision = *rc::gen::inRange<Revision>(0, current + 1);
-  c.mod_revision = *rc::gen::inRange<Revision>(0, current + 1);
+  c.key = gen_key(allow_empty);
+  c.result = static_cast<CompareResult>(uniform(0, 4));
+  c.target = static_cast<CompareTarget>(uniform(0, 5));
+  c.version = uniform<std::int64_t>(0, 4);
+  c.create_revision = uniform<Revision>(0, current + 1);
+  c.mod_revision = uniform<Revision>(0, current + 1);
   c.value = gen_value();
   c.lease = gen_lease_id();
   c.range_end = *rc::gen::weightedElement<std::string>(
-      {{4, ""}, {1, prefix_range_end(c.key)}, {1, std::string(1, '\0')}});
+      {{3, ""}, {2, prefix_range_end(c.key)}, {1, std::string(1, '\0')}, {1, "c"}});
   return c;
 }
 
-TxnRequest gen_txn(Revision current, int depth) {
+TxnRequest gen_txn(Revision current, int depth, bool allow_empty) {
   TxnRequest t;
-  const int compares = *rc::gen::inRange(0, 3);
-  for (int i = 0; i < compares; ++i) t.compare.push_back(gen_compare(current));
+  const int compares = uniform(0, 3);
+  for (int i = 0; i < compares; ++i) t.compare.push_back(gen_compare(current, allow_empty));
   for (auto* ops : {&t.success, &t.failure}) {
-    const int n = *rc::gen::inRange(0, 5);  // the property runs with max_txn_ops = 3
+    // The property runs with max_txn_ops = 5, and a nested txn gets what its parent left
+    // (5 - the parent's largest count): top levels are rarely over budget, nested ones sometimes.
+    const int n = depth == 2 ? *rc::gen::weightedElement<int>({{4, 0}, {8, 1}, {8, 2}, {5, 3}, {1, 6}})
+                             : *rc::gen::weightedElement<int>({{3, 0}, {5, 1}, {2, 2}, {1, 3}});
     for (int i = 0; i < n; ++i) {
-      const int kind = *rc::gen::inRange(0, depth > 0 ? 4 : 3);
-      if (kind == 0) ops->push_back(RequestOp{gen_range(current)});
-      if (kind == 1) ops->push_back(RequestOp{gen_put()});
-      if (kind == 2) ops->push_back(RequestOp{gen_delete()});
-      if (kind == 3) ops->push_back(RequestOp{std::make_shared<TxnRequest>(gen_txn(current, depth - 1))});
+      const int kind = *rc::gen::weightedElement<int>({{3, 0}, {3, 1}, {3, 2}, {depth > 0 ? 1u : 0u, 3}});
+      if (kind == 0) ops->push_back(RequestOp{gen_range(current, allow_empty)});
+      if (kind == 1) ops->push_back(RequestOp{gen_put(allow_empty)});
+      if (kind == 2) ops->push_back(RequestOp{gen_delete(allow_empty)});
+      if (kind == 3) {
+        ops->push_back(
+            RequestOp{std::make_shared<TxnRequest>(gen_txn(current, depth - 1, allow_empty))});
+      }
     }
   }
   return t;
@@ -587,14 +614,19 @@ void same(const Result<T>& store, const Result<T>& model) {
 
 TEST_CASE("EtcdStore answers like the snapshot-per-revision reference model") {
   rc::prop("random request sequences", [] {
-    const EtcdStoreOptions options{2, 3};
+    const EtcdStoreOptions options{2, 5};
     EtcdStore store(options);
     Model model(options);
     MonoTime now(seconds(100));
-    const int steps = *rc::gen::inRange(1, 60);
+    const int steps = uniform(1, 60);
     for (int step = 0; step < steps; ++step) {
       std::vector<Event> store_events, model_events;
-      const int kind = *rc::gen::inRange(0, 13);
+      // Weighted towards writes so the store holds several keys; 0 put, 1 delete, 2 range, 3 txn,
+      // 4 compact, 5 grant, 6 revoke, 7 renew, 8 time-to-live, 9 time passes, 10 expiry scan,
+      // 11 promotion, 12 events_since.
+      const int kind = *rc::gen::weightedElement<int>({{8, 0}, {2, 1}, {4, 2}, {6, 3}, {1, 4},
+                                                       {2, 5}, {2, 6}, {2, 7}, {1, 8}, {2, 9},
+                                                       {1, 10}, {1, 11}, {3, 12}});
       switch (kind) {
         case 0: {
           PutRequest p = gen_put();
@@ -612,17 +644,21 @@ TEST_CASE("EtcdStore answers like the snapshot-per-revision reference model") {
           break;
         }
         case 3: {
-          TxnRequest t = gen_txn(model.rev(), 2);
+          const bool allow_empty = *rc::gen::weightedElement<bool>({{9, false}, {1, true}});
+          TxnRequest t = gen_txn(model.rev(), 2, allow_empty);
           same(store.txn(t, &store_events), model.txn(t, &model_events));
           break;
         }
         case 4: {
-          CompactionRequest c{*rc::gen::inRange<Revision>(-1, model.rev() + 2), false};
+          // Mostly near the head, where the interesting boundaries are.
+          Revision revision = *rc::gen::weightedElement<Revision>(
+              {{3, model.rev()}, {2, model.rev() - 1}, {2, uniform<Revision>(-1, model.rev() + 2)}});
+          CompactionRequest c{revision, false};
           same(store.compact(c), model.compact(c));
           break;
         }
         case 5: {
-          LeaseGrantRequest g{*rc::gen::inRange<std::int64_t>(-1, 6), gen_lease_id()};
+          LeaseGrantRequest g{uniform<std::int64_t>(-1, 6), gen_lease_id()};
           same(store.lease_grant(g, now), model.lease_grant(g, now));
           break;
         }
@@ -642,7 +678,8 @@ TEST_CASE("EtcdStore answers like the snapshot-per-revision reference model") {
           break;
         }
         case 9:
-          now += milliseconds(*rc::gen::inRange(0, 3000));
+          // Quarter-second steps land exactly on expiries (whole seconds after a grant).
+          now += milliseconds(250 * uniform(0, 12));
           break;
         case 10: {
           // The leader's expiry scan: revoke every expired lease.
@@ -654,13 +691,16 @@ TEST_CASE("EtcdStore answers like the snapshot-per-revision reference model") {
           break;
         }
         case 11: {
-          Duration extension = milliseconds(*rc::gen::inRange(0, 2000));
+          Duration extension = milliseconds(250 * uniform(0, 8));
           store.extend_all_leases(now, extension);
           model.extend_all_leases(now, extension);
           break;
         }
         case 12: {
-          Revision start = *rc::gen::inRange<Revision>(-1, model.rev() + 2);
+          Revision start = *rc::gen::weightedElement<Revision>(
+              {{2, std::max<Revision>(model.compact_revision(), 1)}, {1, model.compact_revision() + 1},
+               {2, std::max<Revision>(model.rev() - 2, 1)},
+               {2, uniform<Revision>(-1, model.rev() + 2)}});
           std::string key = gen_key();
           std::string end = gen_range_end(key);
           same(store.events_since(start, key, end), model.events_since(start, key, end));

@@ -188,7 +188,7 @@ TEST_CASE("mod_revision is the revision of the last put") {
   CHECK(get(s, "other")->mod_revision == 3);
 }
 
-TEST_CASE("version is 1 on creation, +1 per put, and a deleted key reads as version 0") {
+TEST_CASE("version is 1 on creation - +1 per put - and a deleted key reads as version 0") {
   EtcdStore s;
   put(s, "k", "1");
   CHECK(get(s, "k")->version == 1);
@@ -347,7 +347,7 @@ TEST_CASE("an empty range_end selects one key") {
   CHECK(range_keys(s, range_req("b")).empty());
 }
 
-TEST_CASE("range_end \\0 selects every key >= key") {
+TEST_CASE("range_end NUL selects every key >= key") {
   EtcdStore s;
   for (const char* k : {"a", "b", "c", "\xff"}) put(s, k, "1");
   CHECK(range_keys(s, range_req("b", std::string(1, '\0'))) ==
@@ -392,7 +392,7 @@ TEST_CASE("a future revision is an error") {
   CHECK(r.error().code == ErrorCode::future_revision);
 }
 
-TEST_CASE("a revision below the compaction point is compacted; the compaction revision is readable") {
+TEST_CASE("a revision below the compaction point is compacted - the compaction revision is readable") {
   EtcdStore s;
   put(s, "k", "1");  // 2
   put(s, "k", "2");  // 3
@@ -415,7 +415,7 @@ TEST_CASE("a range with an empty key fails with empty key") {
   CHECK(r.error().message == "etcdserver: key is not provided");
 }
 
-TEST_CASE("range filters come first, then sort, then limit") {
+TEST_CASE("range filters come first - then sort - then limit") {
   EtcdStore s;
   put(s, "a", "1");   // mod 2
   put(s, "b", "1");   // mod 3
@@ -456,7 +456,7 @@ TEST_CASE("count is the number of keys before the limit and more says the limit 
   CHECK_FALSE(whole->more);
 }
 
-TEST_CASE("count ignores the revision filters, as in etcd") {
+TEST_CASE("count ignores the revision filters - as in etcd") {
   EtcdStore s;
   for (const char* k : {"a", "b", "c"}) put(s, k, "1");
   RangeRequest r = range_req("a", "z");
@@ -691,6 +691,12 @@ TEST_CASE("the same key may not be written twice in one txn") {
   TxnRequest nested_puts_twice;
   nested_puts_twice.success = {op(nested_put), op(nested_put)};
   CHECK(refused(nested_puts_twice));
+  // An else branch may only repeat a key of its own then branch, not of an earlier nested txn.
+  TxnRequest nested_else_put;
+  nested_else_put.failure = {op(put_req("k", "2"))};
+  TxnRequest then_and_later_else;
+  then_and_later_else.success = {op(nested_put), op(nested_else_put)};
+  CHECK(refused(then_and_later_else));
   CHECK(s.revision() == 1);
 }
 
@@ -755,7 +761,7 @@ TEST_CASE("nested txns choose their branch and respond in a nested TxnResponse")
   CHECK(r->header.revision == 3);
 }
 
-TEST_CASE("nested compares see the state before the txn, not its earlier writes") {
+TEST_CASE("nested compares see the state before the txn - not its earlier writes") {
   EtcdStore s;
   TxnRequest inner;
   inner.compare = {Compare::version_of("a", CompareResult::equal, 0)};
@@ -812,6 +818,31 @@ TEST_CASE("a txn that fails a check on its taken branch changes nothing") {
   CHECK_FALSE(get(s, "x").has_value());
 }
 
+TEST_CASE("a txn etcd 3.4 would crash on is refused and changes nothing") {
+  // The "\0" delete escapes the duplicate-key check, then the put finds its key gone; etcd
+  // panics applying this ("unexpected error during txn"). The store refuses it atomically.
+  EtcdStore s;
+  grant(s, 1, 10);
+  put(s, "a", "1", 1);
+  put(s, "b", "1");
+  PutRequest keep_value = put_req("b", "");
+  keep_value.ignore_value = true;
+  TxnRequest t;
+  t.success = {op(del_req("a", std::string(1, '\0'))), op(keep_value)};
+  std::vector<Event> events;
+  auto before = s.all_live_keys();
+  auto r = s.txn(t, &events);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::invalid_argument);
+  CHECK(events.empty());
+  CHECK(s.revision() == 3);
+  CHECK(s.all_live_keys() == before);
+  CHECK(s.lease_time_to_live({1, true}, at_ms(0)).keys == std::vector<std::string>{"a"});
+  auto later = s.events_since(1, "a", std::string(1, '\0'));
+  REQUIRE(later.ok());
+  CHECK(later->size() == 2);  // the two puts only
+}
+
 TEST_CASE("txn static checks: empty keys in compares and ops") {
   EtcdStore s;
   TxnRequest t;
@@ -828,7 +859,7 @@ TEST_CASE("txn static checks: empty keys in compares and ops") {
 
 // ==================================== Compaction ====================================
 
-TEST_CASE("compaction at or below the current compaction revision is compacted, above now is future") {
+TEST_CASE("compaction at or below the current compaction revision is compacted - above now is future") {
   EtcdStore s;
   put(s, "k", "1");
   put(s, "k", "2");
@@ -884,7 +915,7 @@ TEST_CASE("lease TTLs are raised to the minimum TTL") {
   CHECK(r2->ttl_seconds == 10);
 }
 
-TEST_CASE("lease grant refuses id 0, a duplicate id and a too large TTL") {
+TEST_CASE("lease grant refuses id 0 - a duplicate id and a too large TTL") {
   EtcdStore s;
   LeaseGrantRequest g;
   g.ttl_seconds = 5;
@@ -903,7 +934,7 @@ TEST_CASE("lease grant refuses id 0, a duplicate id and a too large TTL") {
   CHECK(large.error().message == "etcdserver: too large lease TTL");
 }
 
-TEST_CASE("revoking deletes every attached key in one revision, in key order") {
+TEST_CASE("revoking deletes every attached key in one revision - in key order") {
   EtcdStore s;
   grant(s, 1, 10);
   put(s, "b", "1", 1);
@@ -962,7 +993,7 @@ TEST_CASE("re-putting a key with another lease or none detaches it from the old 
   CHECK(s.lease_time_to_live({2, true}, at_ms(0)).keys.empty());
 }
 
-TEST_CASE("a lease expires at grant time + TTL, never earlier") {
+TEST_CASE("a lease expires at grant time + TTL - never earlier") {
   EtcdStore s;
   grant(s, 1, 5, at_ms(1000));
   grant(s, 2, 3, at_ms(1000));
@@ -1013,7 +1044,7 @@ TEST_CASE("a new leader extends every lease to now + extension + TTL") {
   CHECK(s.expired_leases(at_ms(13999)).empty());
 }
 
-TEST_CASE("TimeToLive returns whole seconds remaining truncated, the granted TTL and the keys") {
+TEST_CASE("TimeToLive returns whole seconds remaining truncated - the granted TTL and the keys") {
   EtcdStore s;
   grant(s, 1, 10, at_ms(0));
   put(s, "k", "v", 1);
@@ -1128,7 +1159,7 @@ TEST_CASE("events_since below the compaction point is compacted") {
   CHECK(from_compaction->at(0).prev_kv[0].value == "2");
 }
 
-TEST_CASE("a put at the compaction revision is still watchable from it, without prev_kv") {
+TEST_CASE("a put at the compaction revision is still watchable from it - without prev_kv") {
   EtcdStore s;
   put(s, "a", "1");  // 2
   put(s, "a", "2");  // 3

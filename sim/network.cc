@@ -55,16 +55,19 @@ void Network::send(ProcessId from, ProcessId to, std::function<void()> deliver) 
   auto& last = last_delivery_ns_[{from, to}];
   if (fifo) at_ns = std::max(at_ns, last);
   last = std::max(last, at_ns);
-  auto shared = std::make_shared<std::function<void()>>(std::move(deliver));
   for (int i = 0; i < copies; ++i) {
-    world_.schedule_at(TrueTime(Duration(at_ns + i)), to, [this, from, to, shared] {
-      // A partition that started while the message was in flight loses it.
-      if (blocked(from, to)) {
-        ++dropped_;
-        return;
-      }
-      (*shared)();
-    });
+    // Each copy of a duplicated message is its own value: handlers may consume (move from)
+    // what they receive.
+    std::function<void()> copy = i + 1 < copies ? deliver : std::move(deliver);
+    world_.schedule_at(TrueTime(Duration(at_ns + i)), to,
+                       [this, from, to, copy = std::move(copy)] {
+                         // A partition that started while the message was in flight loses it.
+                         if (blocked(from, to)) {
+                           ++dropped_;
+                           return;
+                         }
+                         copy();
+                       });
   }
 }
 

@@ -8,7 +8,7 @@
 namespace lockstep::sim {
 namespace {
 
-TEST_CASE("events run in time order, ties in scheduling order") {
+TEST_CASE("events run in time order - ties in scheduling order") {
   World w(1);
   auto p = w.add_process("p");
   std::vector<int> order;
@@ -33,7 +33,7 @@ TEST_CASE("a paused process's events wait and run in order on resume") {
   REQUIRE(ran_at_ms == std::vector<std::int64_t>{100, 100});
 }
 
-TEST_CASE("a crash drops pending events; a restart starts a new incarnation") {
+TEST_CASE("a crash drops pending events - a restart starts a new incarnation") {
   World w(1);
   auto p = w.add_process("p");
   int ran = 0, restarted = 0;
@@ -49,7 +49,7 @@ TEST_CASE("a crash drops pending events; a restart starts a new incarnation") {
   REQUIRE(restarted == 1);
 }
 
-TEST_CASE("process clocks follow offset and drift; sleeps last on the local clock") {
+TEST_CASE("process clocks follow offset and drift - sleeps last on the local clock") {
   World w(1);
   auto p = w.add_process("slow");
   w.process(p).monotonic = ProcessClock(seconds(100), 500'000);  // half speed, +100 s

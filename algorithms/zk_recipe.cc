@@ -1,0 +1,163 @@
+// zk-recipe: ZooKeeper's lock recipe (seeds/002) mapped onto etcd leases and create revisions.
+//
+// Where it comes from: seeds/002, "基于 Zookeeper 实现分布式锁": create an ephemeral sequential
+//   child under /lock; list the children; the smallest holds; otherwise watch the next smaller
+//   child, and on its notification list again; delete the own child to release. (Apache
+//   Curator's InterProcessMutex is the production version; it deletes its child on timeout.)
+// Mapping: the ZooKeeper session is an etcd lease kept alive by a Session; the ephemeral
+//   sequential child is `<name>/<lease id hex>` put under that lease, its sequence number is
+//   its create revision. ZooKeeper's exists(predecessor, watch) is atomic with the read; the
+//   faithful mapping is a watch that starts just after the listing's revision, so a delete in
+//   between is not missed. If the own key is no longer listed, the session expired
+//   (ZooKeeper's SessionExpired).
+// What it promises: mutual exclusion and FIFO fairness while sessions stay alive.
+// What it gets wrong: only the inherent lease problems. A holder paused or partitioned past
+//   its TTL still believes it holds the lock after etcd deleted its key (ZooKeeper has the
+//   same problem with session timeouts).
+// Options: lease_ttl_seconds = 60. seeds/002 gives no session timeout; 60 s is Curator's
+//   default session timeout (and etcd's concurrency session default).
+#include <cstdio>
+#include <memory>
+
+#include "algorithms/registry.h"
+#include "algorithms/session.h"
+
+namespace lockstep {
+namespace {
+
+class ZkRecipe : public Lock {
+ public:
+  ZkRecipe(NodeContext& ctx, const LockSetup& setup)
+      : ctx_(ctx),
+        prefix_(setup.lock_name + "/"),
+        ttl_seconds_(setup.options.at("lease_ttl_seconds")) {}
+
+  LockCapabilities capabilities() const override { return LockCapabilities{}; }
+
+  Task<Result<LockGrant>> acquire(LockMode, MonoTime deadline) override {
+    // A client whose session expired opens a new one, as a ZooKeeper client must.
+    if (session_ && !session_->alive()) session_.reset();
+    if (!session_) {
+      session_ = std::make_unique<Session>(ctx_, ttl_seconds_);
+      Result<LeaseId> opened = co_await session_->open();
+      if (!opened.ok()) {
+        session_.reset();
+        co_return opened.error();
+      }
+    }
+    // create(/lock/lock-, EPHEMERAL_SEQUENTIAL)
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
+    my_key_ = prefix_ + hex;
+    PutRequest put;
+    put.key = my_key_;
+    put.lease = session_->lease();
+    Result<PutResponse> created = co_await ctx_.kv().put(std::move(put));
+    if (!created.ok()) co_return created.error();
+    my_revision_ = created.value().header.revision;
+
+    Result<void> turn = co_await wait_for_turn(deadline);
+    if (!turn.ok()) {
+      // Curator deletes its node when it gives up (deleteOurPath); a lost session has none.
+      if (turn.error().code != ErrorCode::session_expired) (void)co_await delete_own_key();
+      co_return turn.error();
+    }
+    LockGrant grant;
+    grant.key = my_key_;
+    grant.key_revision = my_revision_;
+    grant.fencing_token = my_revision_;
+    grant.lease = session_->lease();
+    co_return grant;
+  }
+
+  Task<Result<void>> release() override {
+    if (my_key_.empty()) co_return Error(ErrorCode::not_held, "release without a held lock");
+    co_return co_await delete_own_key();
+  }
+
+ private:
+  // loop: getChildren; lowest holds; else exists(predecessor, watch) and wait for it to go.
+  Task<Result<void>> wait_for_turn(MonoTime deadline) {
+    for (;;) {
+      RangeRequest children;
+      children.key = prefix_;
+      children.range_end = prefix_range_end(prefix_);
+      children.sort_target = SortTarget::create;
+      children.sort_order = SortOrder::ascend;
+      Result<RangeResponse> listed = co_await ctx_.kv().range(std::move(children));
+      if (!listed.ok()) co_return listed.error();
+      const std::vector<KeyValue>& kvs = listed.value().kvs;
+      std::string predecessor;
+      bool found = false;
+      for (std::size_t i = 0; i < kvs.size() && !found; ++i) {
+        if (kvs[i].key != my_key_) continue;
+        found = true;
+        my_revision_ = kvs[i].create_revision;  // the put may have re-written an old key
+        if (i > 0) predecessor = kvs[i - 1].key;
+      }
+      if (!found) co_return Error(ErrorCode::session_expired, "own lock key is gone");
+      if (predecessor.empty()) co_return Result<void>();
+      Result<void> gone =
+          co_await wait_delete(predecessor, listed.value().header.revision + 1, deadline);
+      if (!gone.ok()) co_return gone.error();
+    }
+  }
+
+  // Returns when `key` was deleted at or after `from_revision`, or the watch was cancelled
+  // (compaction: the caller lists again).
+  Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline) {
+    WatchCreateRequest watch;
+    watch.key = key;
+    watch.start_revision = from_revision;
+    watch.filters = {WatchFilter::noput};
+    Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(std::move(watch));
+    if (!stream.ok()) co_return stream.error();
+    for (;;) {
+      const Duration left = deadline - ctx_.monotonic_now();
+      if (left.count() <= 0)
+        co_return Error(ErrorCode::deadline_exceeded, "acquire deadline passed while waiting");
+      Result<WatchResponse> next = co_await stream.value()->next(left);
+      if (!next.ok()) {
+        if (next.error().code == ErrorCode::timeout && !next.error().indeterminate()) continue;
+        co_return next.error();
+      }
+      if (next.value().canceled) co_return Result<void>();
+      for (const auto& e : next.value().events)
+        if (e.type == EventType::del) co_return Result<void>();
+    }
+  }
+
+  Task<Result<void>> delete_own_key() {
+    DeleteRangeRequest del;
+    del.key = my_key_;
+    my_key_.clear();
+    Result<DeleteRangeResponse> deleted = co_await ctx_.kv().delete_range(std::move(del));
+    if (!deleted.ok()) co_return deleted.error();
+    co_return Result<void>();
+  }
+
+  NodeContext& ctx_;
+  std::string prefix_;  // ends with '/'
+  std::int64_t ttl_seconds_;
+  std::unique_ptr<Session> session_;
+  std::string my_key_;
+  Revision my_revision_ = 0;
+};
+
+}  // namespace
+
+AlgorithmInfo zk_recipe_info() {
+  AlgorithmInfo info;
+  info.name = "zk-recipe";
+  info.summary =
+      "seeds/002 ZooKeeper ephemeral-sequential recipe on leases: list, lowest holds, else wait "
+      "for the predecessor's delete and list again";
+  info.options = {{"lease_ttl_seconds", 60,
+                   "session (lease) TTL: no published value; Curator's default session timeout"}};
+  info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
+    return std::make_unique<ZkRecipe>(ctx, setup);
+  };
+  return info;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,12 @@
+// libFuzzer target: the Jepsen etcd log importer (checker/porcupine_import.h).
+#include <sstream>
+#include <string>
+
+#include "checker/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+  auto loaded = lockstep::load_history(in, lockstep::HistoryFormat::porcupine_etcd);
+  if (loaded.loaded) lockstep::fuzz::check_downstream(*loaded.loaded);
+  return 0;
+}

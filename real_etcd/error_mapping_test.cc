@@ -1,0 +1,82 @@
+#include "real_etcd/error_mapping.h"
+
+#include <catch2/catch.hpp>
+
+namespace lockstep::real {
+namespace {
+
+using grpc::StatusCode;
+
+TEST_CASE("etcd's refusals map to definite error codes") {
+  struct Case {
+    StatusCode code;
+    const char* message;
+    ErrorCode expected;
+  };
+  const Case cases[] = {
+      {StatusCode::NOT_FOUND, "etcdserver: requested lease not found", ErrorCode::lease_not_found},
+      {StatusCode::OUT_OF_RANGE, "etcdserver: mvcc: required revision has been compacted",
+       ErrorCode::compacted},
+      {StatusCode::OUT_OF_RANGE, "etcdserver: mvcc: required revision is a future revision",
+       ErrorCode::future_revision},
+      {StatusCode::INVALID_ARGUMENT, "etcdserver: duplicate key given in txn request",
+       ErrorCode::duplicate_key},
+      {StatusCode::INVALID_ARGUMENT, "etcdserver: too many operations in txn request",
+       ErrorCode::too_many_ops},
+      {StatusCode::INVALID_ARGUMENT, "etcdserver: key is not provided", ErrorCode::empty_key},
+      {StatusCode::PERMISSION_DENIED, "etcdserver: permission denied",
+       ErrorCode::invalid_argument},
+  };
+  for (const auto& c : cases) {
+    const CallFailure f = classify_failure(c.code, c.message);
+    INFO(c.message);
+    REQUIRE(f.error.code == c.expected);
+    REQUIRE(f.error.outcome == Outcome::definite);
+    REQUIRE_FALSE(f.never_sent);
+  }
+}
+
+TEST_CASE("transport failures after sending are indeterminate and move to another member") {
+  const CallFailure deadline = classify_failure(StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
+  REQUIRE(deadline.error.code == ErrorCode::timeout);
+  REQUIRE(deadline.error.indeterminate());
+  REQUIRE(deadline.switch_endpoint);
+
+  const CallFailure reset = classify_failure(StatusCode::UNAVAILABLE, "Socket closed");
+  REQUIRE(reset.error.code == ErrorCode::connection_lost);
+  REQUIRE(reset.error.indeterminate());
+  REQUIRE_FALSE(reset.never_sent);
+
+  const CallFailure leader = classify_failure(StatusCode::UNAVAILABLE, "etcdserver: leader changed");
+  REQUIRE(leader.error.code == ErrorCode::leader_changed);
+  REQUIRE(leader.error.indeterminate());
+
+  const CallFailure no_leader = classify_failure(StatusCode::UNAVAILABLE, "etcdserver: no leader");
+  REQUIRE(no_leader.error.code == ErrorCode::no_leader);
+  REQUIRE(no_leader.switch_endpoint);
+
+  const CallFailure timed_out = classify_failure(
+      StatusCode::UNAVAILABLE, "etcdserver: request timed out, possibly due to previous leader failure");
+  REQUIRE(timed_out.error.code == ErrorCode::timeout);
+  REQUIRE(timed_out.error.indeterminate());
+}
+
+TEST_CASE("a call that never got a connection is definite and safe to retry elsewhere") {
+  const CallFailure f = classify_failure(
+      StatusCode::UNAVAILABLE,
+      "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: Failed to "
+      "connect to remote host: Connection refused");
+  REQUIRE(f.error.code == ErrorCode::unavailable);
+  REQUIRE(f.error.outcome == Outcome::definite);
+  REQUIRE(f.never_sent);
+  REQUIRE(f.switch_endpoint);
+}
+
+TEST_CASE("an expired auth token asks for re-authentication") {
+  const CallFailure f = classify_failure(StatusCode::UNAUTHENTICATED, "etcdserver: invalid auth token");
+  REQUIRE(f.auth_token_rejected);
+  REQUIRE(f.error.outcome == Outcome::definite);
+}
+
+}  // namespace
+}  // namespace lockstep::real

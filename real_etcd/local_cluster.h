@@ -1,0 +1,97 @@
+// LocalCluster: a real etcd cluster of child processes on 127.0.0.1, for tests and local runs.
+//
+// Contract:
+//   - start() launches `members` etcd processes as children of this process, on free
+//     loopback ports (never 2379/2380) with fresh data directories under one temporary base
+//     directory, and returns once every member answers Maintenance.Status with a leader and a
+//     linearizable Range succeeds. A missing binary, a member that exits, or a timeout is a
+//     definite error whose message says what to do (and shows the member's log tail).
+//   - Faults by member index: pause (SIGSTOP) / resume (SIGCONT), kill (SIGKILL), stop
+//     (SIGTERM), restart (same data dir and ports). Each returns once the fault is in force
+//     (stopped, continued, or exited and reaped).
+//   - The destructor stops every member (followers first, then the leader: SIGTERM to all at
+//     once can take 7 s while the leader tries to hand over; or SIGKILL with kill_on_stop),
+//     waits for each by PID, and removes the base directory, whatever state it is in.
+//   - Children get PR_SET_PDEATHSIG(SIGKILL), so they die with the thread that started them
+//     even if this process crashes: start the cluster from a long-lived thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kv/result.h"
+#include "kv/time.h"
+
+namespace lockstep::real {
+
+struct LocalClusterOptions {
+  int members = 1;
+  std::string etcd_binary;  // empty: "etcd" from PATH
+  std::string work_dir;     // parent of the temporary base directory; empty: $TMPDIR or /tmp
+  Duration start_timeout = seconds(20);
+  Duration stop_timeout = seconds(5);  // per member, then SIGKILL
+  bool kill_on_stop = false;           // the destructor SIGKILLs instead of SIGTERM (tests)
+  int heartbeat_interval_ms = 100;     // etcd's defaults
+  int election_timeout_ms = 1000;
+  std::vector<std::string> extra_args;  // appended to every member's command line
+};
+
+class LocalCluster {
+ public:
+  static Result<std::unique_ptr<LocalCluster>> start(LocalClusterOptions options);
+  ~LocalCluster();
+  LocalCluster(const LocalCluster&) = delete;
+  LocalCluster& operator=(const LocalCluster&) = delete;
+
+  int size() const { return static_cast<int>(members_.size()); }
+  // "127.0.0.1:port" per member, in member order.
+  std::vector<std::string> client_endpoints() const;
+  const std::string& client_endpoint(int member) const;
+  pid_t pid(int member) const;  // 0 when the member is not running
+  bool running(int member) const { return pid(member) != 0; }
+  bool paused(int member) const;
+  const std::string& base_dir() const { return base_dir_; }
+  const std::string& data_dir(int member) const;
+  std::string log_tail(int member, std::size_t max_bytes = 2000) const;
+
+  Result<void> pause(int member);
+  Result<void> resume(int member);
+  Result<void> kill(int member);
+  Result<void> stop(int member);
+  // Starts a member that is not running again (same data dir and ports) and waits until the
+  // cluster is healthy.
+  Result<void> restart(int member);
+
+  // The index of the member the running, unpaused members agree is the leader.
+  Result<int> leader(Duration max_wait);
+  // Every running, unpaused member answers with a leader, and a linearizable read through
+  // one of them succeeds.
+  Result<void> wait_healthy(Duration max_wait);
+
+  // What the destructor does; idempotent.
+  void stop_all();
+
+ private:
+  struct Member;
+  struct Probe;
+  explicit LocalCluster(LocalClusterOptions options);
+
+  Result<void> launch(int member);
+  // SIGTERM (or SIGKILL), wait up to stop_timeout, then SIGKILL; always reaps.
+  void terminate(int member, int signal_number);
+  Result<void> check_member_alive(int member);
+  // waitpid(WUNTRACED or WCONTINUED) until the member stopped or continued.
+  Result<void> wait_for_state(int member, int waitpid_flag);
+  Result<void> check_index(int member) const;
+
+  LocalClusterOptions options_;
+  std::string binary_;
+  std::string base_dir_;
+  std::string cluster_token_;
+  std::vector<std::unique_ptr<Member>> members_;
+};
+
+}  // namespace lockstep::real

@@ -1,0 +1,259 @@
+#include "sim/faults.h"
+
+#include <algorithm>
+
+namespace lockstep::sim {
+
+const std::vector<FaultClass>& fault_catalogue() {
+  static const std::vector<FaultClass> catalogue = {
+      {"partition", "cut messages between processes (client from cluster, member from member; "
+                    "symmetric, one-way, isolate-one, majority/minority)"},
+      {"delay", "add latency to the messages of a link"},
+      {"loss", "drop a fraction of the messages of a link"},
+      {"duplicate", "deliver a fraction of the messages of a link twice"},
+      {"reorder", "add random latency to a link's messages and lift its FIFO order"},
+      {"pause", "stop a process (a GC pause or SIGSTOP): its tasks and timers stop, its "
+                "messages wait"},
+      {"crash", "crash a process and restart it later (a client loses its memory, a member "
+                "keeps its data)"},
+      {"clock", "skew a process's clock: drift rate, forward or backward jumps, monotonic or "
+                "wall clock"},
+      {"leader-change", "make the etcd leader hand over to another member"},
+      {"compaction", "compact the etcd store at the current or a chosen revision"},
+      {"lease-drop", "drop a client's lease keep-alives, so its lease expires"},
+      {"slow-revoke", "delay the leader's revocation of expired leases"},
+  };
+  return catalogue;
+}
+
+bool is_fault_class(const std::string& name) {
+  for (const auto& c : fault_catalogue())
+    if (name == c.name) return true;
+  return false;
+}
+
+namespace {
+std::int64_t ms(Duration d) { return to_ms(d); }
+}  // namespace
+
+nlohmann::json fault_to_json(const FaultSpec& f) {
+  nlohmann::json j = {{"kind", f.kind}, {"start_ms", ms(f.start)}, {"duration_ms", ms(f.duration)}};
+  if (!f.from.empty() || !f.to.empty()) {
+    j["from"] = f.from;
+    j["to"] = f.to;
+    j["symmetric"] = f.symmetric;
+  }
+  if (!f.targets.empty()) j["targets"] = f.targets;
+  if (f.kind == "loss" || f.kind == "duplicate") j["probability"] = f.probability;
+  if (f.amount.count() != 0) j["amount_ms"] = ms(f.amount);
+  if (f.kind == "clock") {
+    j["rate_ppm"] = f.rate_ppm;
+    j["clock"] = f.clock;
+  }
+  if (f.kind == "compaction") j["revision"] = f.revision;
+  return j;
+}
+
+std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& f) {
+  if (!j.is_object()) return "a fault must be a JSON object";
+  auto str_list = [&](const char* field, std::vector<std::string>& out) -> std::optional<std::string> {
+    if (!j.contains(field)) return std::nullopt;
+    if (!j[field].is_array()) return std::string("field \"") + field + "\" must be a list of process names";
+    for (const auto& x : j[field]) {
+      if (!x.is_string()) return std::string("field \"") + field + "\" must be a list of process names";
+      out.push_back(x.get<std::string>());
+    }
+    return std::nullopt;
+  };
+  auto integer = [&](const char* field, std::int64_t& out, bool required) -> std::optional<std::string> {
+    if (!j.contains(field)) {
+      if (required) return std::string("missing field \"") + field + "\"";
+      return std::nullopt;
+    }
+    if (!j[field].is_number_integer()) return std::string("field \"") + field + "\" must be an integer";
+    out = j[field].get<std::int64_t>();
+    return std::nullopt;
+  };
+  if (!j.contains("kind") || !j["kind"].is_string()) return "missing field \"kind\" (a fault class name)";
+  f.kind = j["kind"].get<std::string>();
+  if (!is_fault_class(f.kind)) return "unknown fault class \"" + f.kind + "\" (see `lockstep list`)";
+  std::int64_t start_ms = 0, duration_ms = 0, amount_ms = 0;
+  if (auto e = integer("start_ms", start_ms, true)) return e;
+  if (auto e = integer("duration_ms", duration_ms, true)) return e;
+  if (auto e = integer("amount_ms", amount_ms, false)) return e;
+  if (start_ms < 0 || duration_ms < 0) return "fields \"start_ms\" and \"duration_ms\" must not be negative";
+  f.start = milliseconds(start_ms);
+  f.duration = milliseconds(duration_ms);
+  f.amount = milliseconds(amount_ms);
+  if (auto e = str_list("from", f.from)) return e;
+  if (auto e = str_list("to", f.to)) return e;
+  if (auto e = str_list("targets", f.targets)) return e;
+  if (j.contains("symmetric")) {
+    if (!j["symmetric"].is_boolean()) return "field \"symmetric\" must be true or false";
+    f.symmetric = j["symmetric"].get<bool>();
+  }
+  if (j.contains("probability")) {
+    if (!j["probability"].is_number()) return "field \"probability\" must be a number";
+    f.probability = j["probability"].get<double>();
+    if (f.probability < 0 || f.probability > 1) return "field \"probability\" must be between 0 and 1";
+  }
+  if (auto e = integer("rate_ppm", f.rate_ppm, false)) return e;
+  if (f.rate_ppm < 0) return "field \"rate_ppm\" must not be negative";
+  if (auto e = integer("revision", f.revision, false)) return e;
+  if (j.contains("clock")) {
+    if (!j["clock"].is_string()) return "field \"clock\" must be \"monotonic\", \"wall\" or \"both\"";
+    f.clock = j["clock"].get<std::string>();
+    if (f.clock != "monotonic" && f.clock != "wall" && f.clock != "both")
+      return "field \"clock\" must be \"monotonic\", \"wall\" or \"both\"";
+  }
+  return std::nullopt;
+}
+
+FaultInjector::FaultInjector(World& world, Network& network, EtcdCluster& cluster,
+                             TrueTime run_start)
+    : world_(world),
+      network_(network),
+      cluster_(cluster),
+      run_start_(run_start),
+      rng_(world.rng_for("fault-injector")) {}
+
+void FaultInjector::add_process(const std::string& name, ProcessId pid) { processes_[name] = pid; }
+
+std::optional<std::string> FaultInjector::validate(const FaultSpec& f) const {
+  if (!is_fault_class(f.kind)) return "unknown fault class \"" + f.kind + "\"";
+  for (const auto* list : {&f.from, &f.to, &f.targets})
+    for (const auto& name : *list)
+      if (!processes_.count(name)) return f.kind + " fault names unknown process \"" + name + "\"";
+  const bool network = f.kind == "partition" || f.kind == "delay" || f.kind == "loss" ||
+                       f.kind == "duplicate" || f.kind == "reorder";
+  const bool process = f.kind == "pause" || f.kind == "crash" || f.kind == "clock" ||
+                       f.kind == "lease-drop";
+  if (network && f.from.empty() && f.to.empty())
+    return f.kind + " fault needs \"from\" or \"to\" processes";
+  if (process && f.targets.empty()) return f.kind + " fault needs \"targets\"";
+  if (f.kind == "lease-drop")
+    for (const auto& t : f.targets)
+      if (t.rfind("client-", 0) != 0) return "lease-drop targets clients only, not \"" + t + "\"";
+  return std::nullopt;
+}
+
+std::set<ProcessId> FaultInjector::pids(const std::vector<std::string>& names) const {
+  std::set<ProcessId> out;
+  for (const auto& n : names) out.insert(processes_.at(n));
+  return out;
+}
+
+nlohmann::json FaultInjector::event_args(const FaultSpec& f, const char* phase) const {
+  nlohmann::json j = fault_to_json(f);
+  j.erase("kind");
+  j["phase"] = phase;
+  return j;
+}
+
+void FaultInjector::schedule(const std::vector<FaultSpec>& faults) {
+  const std::size_t first = faults_.size();
+  faults_.insert(faults_.end(), faults.begin(), faults.end());
+  for (std::size_t i = first; i < faults_.size(); ++i) {
+    world_.schedule_at(run_start_ + faults_[i].start, kWorldProcess, [this, i] { begin(i); });
+    world_.schedule_at(run_start_ + faults_[i].start + faults_[i].duration, kWorldProcess,
+                       [this, i] { end(i); });
+  }
+}
+
+void FaultInjector::begin(std::size_t index) {
+  const FaultSpec& f = faults_[index];
+  ++started_[f.kind];
+  nlohmann::json args = event_args(f, "start");
+  const TrueTime now = world_.now();
+  if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss" || f.kind == "duplicate" ||
+      f.kind == "reorder") {
+    LinkRule rule;
+    rule.from = pids(f.from);
+    rule.to = pids(f.to);
+    rule.blocked = f.kind == "partition";
+    if (f.kind == "loss") rule.loss_probability = f.probability;
+    if (f.kind == "duplicate") rule.duplicate_probability = f.probability;
+    if (f.kind == "delay") rule.extra_delay = f.amount;
+    if (f.kind == "reorder") rule.reorder_window = f.amount;
+    rules_[index].push_back(network_.add_rule(rule));
+    if (f.symmetric) {
+      std::swap(rule.from, rule.to);
+      rules_[index].push_back(network_.add_rule(rule));
+    }
+  } else if (f.kind == "pause") {
+    for (const auto& t : f.targets)
+      if (first_start("pause/" + t)) world_.pause(processes_.at(t));
+  } else if (f.kind == "crash") {
+    for (const auto& t : f.targets)
+      if (first_start("crash/" + t)) world_.crash(processes_.at(t));
+  } else if (f.kind == "clock") {
+    for (ProcessId p : pids(f.targets)) {
+      Process& proc = world_.process(p);
+      for (ProcessClock* c : {&proc.monotonic, &proc.wall}) {
+        const bool is_mono = c == &proc.monotonic;
+        if (f.clock != "both" && (f.clock == "monotonic") != is_mono) continue;
+        if (f.amount.count() != 0) c->jump(now, f.amount);
+        if (f.rate_ppm > 0) c->set_rate(now, f.rate_ppm);
+      }
+    }
+  } else if (f.kind == "leader-change") {
+    const int leader = cluster_.leader();
+    if (leader >= 0 && cluster_.size() > 1 && !world_.process(cluster_.member(leader).pid()).paused) {
+      const int successor = static_cast<int>(
+          (static_cast<std::uint64_t>(leader) + 1 + rng_.below(static_cast<std::uint64_t>(cluster_.size() - 1))) %
+          static_cast<std::uint64_t>(cluster_.size()));
+      args["from_member"] = leader;
+      args["to_member"] = successor;
+      cluster_.member(leader).transfer_leadership(successor);
+    } else {
+      args["skipped"] = "no reachable leader";
+    }
+  } else if (f.kind == "compaction") {
+    const Revision at = cluster_.propose_compaction(f.revision);
+    if (at > 0) {
+      args["compacted_at"] = at;
+    } else {
+      args["skipped"] = "no leader or nothing to compact";
+    }
+  } else if (f.kind == "lease-drop") {
+    for (const auto& t : f.targets)
+      if (first_start("lease-drop/" + t)) cluster_.set_drop_keepalives(processes_.at(t), true);
+  } else if (f.kind == "slow-revoke") {
+    first_start("slow-revoke");
+    cluster_.mutable_config().lease_revoke_delay = f.amount;
+  }
+  world_.record_fault("world", f.kind, args);
+}
+
+void FaultInjector::end(std::size_t index) {
+  const FaultSpec& f = faults_[index];
+  if (f.duration.count() == 0 && (f.kind == "leader-change" || f.kind == "compaction")) return;
+  const TrueTime now = world_.now();
+  if (auto it = rules_.find(index); it != rules_.end()) {
+    for (auto id : it->second) network_.remove_rule(id);
+    rules_.erase(it);
+  } else if (f.kind == "pause") {
+    for (const auto& t : f.targets)
+      if (last_end("pause/" + t)) world_.resume(processes_.at(t));
+  } else if (f.kind == "crash") {
+    for (const auto& t : f.targets)
+      if (last_end("crash/" + t)) world_.restart(processes_.at(t));
+  } else if (f.kind == "clock") {
+    // A drift ends; a jump stays (the clock does not jump back by itself).
+    if (f.rate_ppm > 0) {
+      for (ProcessId p : pids(f.targets)) {
+        Process& proc = world_.process(p);
+        if (f.clock != "wall") proc.monotonic.set_rate(now, ProcessClock::kNominalRatePpm);
+        if (f.clock != "monotonic") proc.wall.set_rate(now, ProcessClock::kNominalRatePpm);
+      }
+    }
+  } else if (f.kind == "lease-drop") {
+    for (const auto& t : f.targets)
+      if (last_end("lease-drop/" + t)) cluster_.set_drop_keepalives(processes_.at(t), false);
+  } else if (f.kind == "slow-revoke") {
+    if (last_end("slow-revoke")) cluster_.mutable_config().lease_revoke_delay = Duration(0);
+  }
+  world_.record_fault("world", f.kind, event_args(f, "end"));
+}
+
+}  // namespace lockstep::sim
