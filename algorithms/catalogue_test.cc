@@ -280,8 +280,9 @@ TEST_CASE("with no fault every ported algorithm makes progress") {
     INFO(name);
     RunResult r = run_simulation(no_fault_config(name, 7));
     CHECK(acquires_ok(r) > 40);
-    // Only the check-then-act lock breaks with no fault in the exclusive-only workload.
-    if (name != "naive-get-put") CHECK(r.all_ok());
+    // Only the check-then-act locks break with no fault: naive-get-put, and rw-lock once the
+    // workload mixes readers and writers.
+    if (name != "naive-get-put" && name != "rw-lock") CHECK(r.all_ok());
   }
 }
 

@@ -45,6 +45,7 @@ class EtcdMutex : public Lock {
   Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
   Task<Result<void>> delete_own_key();
+  Task<Result<void>> delete_own_key_until_known();
 
   NodeContext& ctx_;
   std::string prefix_;  // ends with '/'

@@ -1,5 +1,7 @@
 #include "algorithms/registry.h"
 
+#include <deque>
+
 namespace lockstep {
 
 // Each algorithm's file defines its entry.
@@ -35,10 +37,27 @@ const std::vector<AlgorithmInfo>& algorithm_catalogue() {
   return catalogue;
 }
 
+namespace {
+// A deque: find_algorithm() hands out pointers that later registrations must not move.
+std::deque<AlgorithmInfo>& registered_algorithms() {
+  static std::deque<AlgorithmInfo> registered;
+  return registered;
+}
+}  // namespace
+
 const AlgorithmInfo* find_algorithm(const std::string& name) {
   for (const auto& a : algorithm_catalogue())
     if (a.name == name) return &a;
+  for (const auto& a : registered_algorithms())
+    if (a.name == name) return &a;
   return nullptr;
+}
+
+std::optional<std::string> register_algorithm(AlgorithmInfo info) {
+  if (info.name.empty() || !info.make) return "an algorithm needs a name and a make function";
+  if (find_algorithm(info.name)) return "an algorithm named \"" + info.name + "\" exists already";
+  registered_algorithms().push_back(std::move(info));
+  return std::nullopt;
 }
 
 std::optional<std::string> resolve_options(const AlgorithmInfo& info, AlgorithmOptions& options) {

@@ -40,7 +40,14 @@ struct AlgorithmInfo {
 };
 
 const std::vector<AlgorithmInfo>& algorithm_catalogue();
+// Finds an algorithm of the catalogue or one added by register_algorithm().
 const AlgorithmInfo* find_algorithm(const std::string& name);
+
+// Adds an algorithm that is not part of the catalogue: a user's own lock class, run by the
+// simulator and judged by the checkers like the catalogue's (see examples/). Call it before
+// any run, from one thread; the name must be new. Returns an error message or nullopt.
+// algorithm_catalogue() keeps listing lockstep's own algorithms only.
+std::optional<std::string> register_algorithm(AlgorithmInfo info);
 
 // Fills in defaults; returns an error message naming an unknown option, or nullopt.
 std::optional<std::string> resolve_options(const AlgorithmInfo& info, AlgorithmOptions& options);

@@ -48,12 +48,19 @@ class ZkRecipe : public Lock {
     // create(/lock/lock-, EPHEMERAL_SEQUENTIAL)
     char hex[32];
     std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
-    my_key_ = prefix_ + hex;
+    // A sequential node's name is unique per create: the attempt number keeps it so here, so
+    // that a delete of an earlier attempt still in flight can never remove this one.
+    my_key_ = prefix_ + hex + "-" + std::to_string(++attempts_);
     PutRequest put;
     put.key = my_key_;
     put.lease = session_->lease();
     Result<PutResponse> created = co_await ctx_.kv().put(std::move(put));
-    if (!created.ok()) co_return created.error();
+    if (!created.ok()) {
+      // The node may exist (an indeterminate create): remove it rather than leave an orphan
+      // that would block every later waiter for as long as this session lives.
+      if (created.error().indeterminate()) (void)co_await delete_own_key();
+      co_return created.error();
+    }
     my_revision_ = created.value().header.revision;
 
     Result<void> turn = co_await wait_for_turn(deadline);
@@ -127,13 +134,20 @@ class ZkRecipe : public Lock {
     }
   }
 
+  // Curator's "guaranteed delete": retried until its outcome is known, or the session (and
+  // with it the node) is gone anyway.
   Task<Result<void>> delete_own_key() {
-    DeleteRangeRequest del;
-    del.key = my_key_;
+    const std::string key = my_key_;
     my_key_.clear();
-    Result<DeleteRangeResponse> deleted = co_await ctx_.kv().delete_range(std::move(del));
-    if (!deleted.ok()) co_return deleted.error();
-    co_return Result<void>();
+    for (;;) {
+      DeleteRangeRequest del;
+      del.key = key;
+      Result<DeleteRangeResponse> deleted = co_await ctx_.kv().delete_range(std::move(del));
+      if (deleted.ok()) co_return Result<void>();
+      if (!deleted.error().indeterminate() || !session_ || !session_->alive())
+        co_return deleted.error();
+      co_await ctx_.sleep_for(milliseconds(100));
+    }
   }
 
   NodeContext& ctx_;
@@ -141,6 +155,7 @@ class ZkRecipe : public Lock {
   std::int64_t ttl_seconds_;
   std::unique_ptr<Session> session_;
   std::string my_key_;
+  std::uint64_t attempts_ = 0;
   Revision my_revision_ = 0;
 };
 

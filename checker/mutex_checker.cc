@@ -10,6 +10,7 @@ std::vector<HoldingInterval> believed_holding_intervals(const History& history) 
   std::vector<HoldingInterval> done;
   std::map<std::string, HoldingInterval> open;      // by process
   std::map<std::string, std::string> invoked_mode;  // mode of an outstanding acquire
+  std::map<std::string, int> depth;                 // reentrant holdings per process
   auto close = [&](const std::string& process, const HistoryEvent& e, const char* why) {
     auto it = open.find(process);
     if (it == open.end()) return;
@@ -18,6 +19,7 @@ std::vector<HoldingInterval> believed_holding_intervals(const History& history) 
     it->second.ended_by = why;
     done.push_back(std::move(it->second));
     open.erase(it);
+    depth.erase(process);
   };
   for (const auto& e : history.events) {
     if (e.kind == EventKind::fault && e.op == "crash") {
@@ -42,8 +44,10 @@ std::vector<HoldingInterval> believed_holding_intervals(const History& history) 
       h.ended_by = "end-of-history";
       // A reentrant acquire by a holder extends the holding it already has.
       if (!open.count(e.process)) open[e.process] = h;
+      ++depth[e.process];
     } else if (e.op == "release" && e.kind == EventKind::invoke) {
-      close(e.process, e, "release");
+      // The belief ends with the release of the outermost holding.
+      if (--depth[e.process] <= 0) close(e.process, e, "release");
     }
   }
   for (auto& [process, h] : open) done.push_back(std::move(h));

@@ -6,6 +6,7 @@
 // own process it is), or until the end of the history. These
 // believed-holding intervals, on the true clock, must not overlap between different clients,
 // except two holders in mode "shared" (args.mode) of a reader/writer lock.
+// A reentrant holder's belief lasts until the release that matches its first acquire.
 // Indeterminate acquires (`info`) give no belief: the client was not told it holds the lock,
 // so it must not act as the holder; they are counted, never dropped silently.
 // Closed intervals: an acquire completing at the same instant as another client's release is

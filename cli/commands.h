@@ -23,5 +23,10 @@ void add_list_command(CLI::App& app, CommandSet& commands);
 void add_run_command(CLI::App& app, CommandSet& commands);
 void add_demo_command(CLI::App& app, CommandSet& commands);
 void add_check_command(CLI::App& app, CommandSet& commands);
+void add_replay_command(CLI::App& app, CommandSet& commands);
+void add_report_command(CLI::App& app, CommandSet& commands);
+void add_explore_command(CLI::App& app, CommandSet& commands);
+void add_shrink_command(CLI::App& app, CommandSet& commands);
+void add_bench_command(CLI::App& app, CommandSet& commands);
 
 }  // namespace lockstep::cli

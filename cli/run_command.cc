@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/run_real.h"
 #include "harness/run_request.h"
 #include "harness/run_files.h"
 #include "harness/sim_runner.h"
@@ -21,6 +22,11 @@ struct RunArgs {
   std::string faults = "none";
   std::string out_dir;
   bool force = false;
+  // The real etcd backend (cli/run_real.cc).
+  std::string backend = "sim";
+  std::string endpoints;
+  std::string etcd_bin;
+  bool allow_remote = false;
 };
 
 int run(const RunArgs& args) {
@@ -35,6 +41,20 @@ int run(const RunArgs& args) {
   request.members = args.members;
   request.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
   request.faults = args.faults;
+  if (args.backend == "etcd") {
+    RealRunArgs real;
+    real.request = request;
+    real.endpoints = split_endpoints(args.endpoints);
+    real.etcd_bin = args.etcd_bin;
+    real.allow_remote = args.allow_remote;
+    real.out_dir = args.out_dir;
+    real.force = args.force;
+    return run_real_backend(real);
+  }
+  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote) {
+    std::cerr << "lockstep run: --endpoints, --etcd-bin and --allow-remote need --backend etcd\n";
+    return kExitBadInput;
+  }
   RunConfig config;
   if (auto err = expand_run_request(request, config); !err.empty()) {
     std::cerr << "lockstep run: " << err << "\n";
@@ -76,6 +96,18 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--out", args->out_dir,
                   "Directory for history.jsonl, verdict.json and scenario.json");
   cmd->add_flag("--force", args->force, "Overwrite files already in --out");
+  cmd->add_option("--backend", args->backend,
+                  "sim: the simulated cluster; etcd: a real etcd (see docs/real-etcd.md)")
+      ->check(CLI::IsMember({"sim", "etcd"}))
+      ->capture_default_str();
+  cmd->add_option("--endpoints", args->endpoints,
+                  "With --backend etcd: host:port,... of an existing cluster (default: start a "
+                  "local cluster of --members members)");
+  cmd->add_option("--etcd-bin", args->etcd_bin,
+                  "With --backend etcd: the etcd binary for the local cluster (default: etcd "
+                  "from PATH)");
+  cmd->add_flag("--allow-remote", args->allow_remote,
+                "With --endpoints: allow endpoints that are not on this machine");
   cmd->callback([&commands, args] { commands.action = [args] { return run(*args); }; });
 }
 

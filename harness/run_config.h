@@ -24,6 +24,13 @@ struct WorkloadConfig {
   Duration try_retry_interval = milliseconds(100);  // polling interval of try-only locks
   Duration drain_timeout = seconds(30);      // after `duration`, time to finish cycles
   Duration request_timeout = seconds(5);     // each KV call's deadline
+  // Locks offering shared mode: the percentage of acquires made in shared mode.
+  std::int64_t shared_percent = 50;
+  // Reentrant locks: how many times a holder re-acquires inside its critical section.
+  std::int64_t reentrant_depth = 1;
+  // The critical section's read-modify-write of the protected resource (an increment of a
+  // counter); false: the critical section only sleeps.
+  bool use_resource = true;
 };
 
 struct RunConfig {
@@ -38,6 +45,12 @@ struct RunConfig {
   // random schedule was drawn from (for the record; empty when written by hand).
   std::vector<sim::FaultSpec> faults;
   std::set<std::string> fault_classes;
+  // The checks to run ("mutex", "resource", "liveness"); empty: all of them.
+  std::vector<std::string> checks;
+  // After faults heal, every waiter must acquire or give up within this bound.
+  Duration liveness_bound = seconds(60);
+  // The verdict a scenario expects ("ok" or "violated"); empty: none expected.
+  std::string expected_verdict;
 };
 
 // The defaults of a run: a 3-member cluster.

@@ -1,49 +1,12 @@
 #include "harness/run_files.h"
 
+#include "harness/replay.h"
+
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 namespace lockstep {
-
-namespace {
-std::int64_t ms(Duration d) { return to_ms(d); }
-}  // namespace
-
-nlohmann::json run_config_to_json(const RunConfig& c) {
-  nlohmann::json j;
-  j["format"] = "lockstep-scenario";
-  j["version"] = 1;
-  j["seed"] = c.seed;
-  j["algorithm"] = {{"name", c.algorithm}, {"options", c.algorithm_options}};
-  j["lock_name"] = escape_bytes(c.lock_name);
-  j["etcd"] = {{"members", c.etcd.members},
-               {"heartbeat_interval_ms", ms(c.etcd.heartbeat_interval)},
-               {"election_timeout_ms", ms(c.etcd.election_timeout)},
-               {"min_lease_ttl_seconds", c.etcd.min_lease_ttl_seconds},
-               {"lease_check_interval_ms", ms(c.etcd.lease_check_interval)},
-               {"server_request_timeout_ms", ms(c.etcd.server_request_timeout)},
-               {"max_txn_ops", c.etcd.max_txn_ops},
-               {"lease_revoke_delay_ms", ms(c.etcd.lease_revoke_delay)}};
-  j["network"] = {{"one_way_base_us", std::chrono::duration_cast<std::chrono::microseconds>(
-                                          c.network.one_way_base).count()},
-                  {"one_way_jitter_us", std::chrono::duration_cast<std::chrono::microseconds>(
-                                            c.network.one_way_jitter).count()}};
-  const auto& w = c.workload;
-  j["workload"] = {{"clients", w.clients},
-                   {"duration_ms", ms(w.duration)},
-                   {"max_cycles_per_client", w.max_cycles_per_client},
-                   {"critical_section_ms", ms(w.critical_section)},
-                   {"think_time_ms", ms(w.think_time)},
-                   {"acquire_timeout_ms", ms(w.acquire_timeout)},
-                   {"try_retry_interval_ms", ms(w.try_retry_interval)},
-                   {"drain_timeout_ms", ms(w.drain_timeout)},
-                   {"request_timeout_ms", ms(w.request_timeout)}};
-  j["fault_classes"] = c.fault_classes;
-  j["faults"] = nlohmann::json::array();
-  for (const auto& f : c.faults) j["faults"].push_back(sim::fault_to_json(f));
-  j["checks"] = {"mutex"};
-  return j;
-}
 
 std::string replay_command(const RunConfig& config) {
   std::ostringstream s;
@@ -58,16 +21,28 @@ std::string replay_command(const RunConfig& config) {
   return s.str();
 }
 
-nlohmann::json verdict_to_json(const RunConfig& config, const RunResult& result) {
+nlohmann::json verdict_to_json(const Scenario& scenario, const RunResult& result,
+                               const std::string& replay) {
+  const RunConfig& config = scenario.config;
+  const auto mismatches = expectation_mismatches(scenario, result);
   nlohmann::json j;
   j["format"] = "lockstep-verdict";
   j["version"] = 1;
-  j["verdict"] = result.all_ok() ? "ok" : "violated";
+  j["verdict"] = run_verdict(result);
+  if (has_expectation(scenario)) {
+    nlohmann::json expected = nlohmann::json::object();
+    if (!config.expected_verdict.empty()) expected["verdict"] = config.expected_verdict;
+    if (!scenario.expected_history_hash.empty())
+      expected["history_hash"] = scenario.expected_history_hash;
+    j["expected"] = expected;
+    j["as_expected"] = mismatches.empty();
+    j["mismatches"] = mismatches;
+  }
   j["algorithm"] = config.algorithm;
   j["seed"] = config.seed;
   j["history_hash"] = hash_hex(history_hash(result.history));
   j["events"] = static_cast<std::int64_t>(result.history.events.size());
-  j["replay"] = replay_command(config);
+  j["replay"] = replay;
   j["checks"] = nlohmann::json::array();
   for (const auto& c : result.checks) j["checks"].push_back(c.to_json());
   j["stats"] = {{"simulated_seconds", result.stats.simulated_seconds},
@@ -77,20 +52,43 @@ nlohmann::json verdict_to_json(const RunConfig& config, const RunResult& result)
   return j;
 }
 
+nlohmann::json verdict_to_json(const RunConfig& config, const RunResult& result) {
+  Scenario s;
+  s.config = config;
+  return verdict_to_json(s, result, replay_command(config));
+}
+
 std::string verdict_text(const RunConfig& config, const RunResult& result) {
+  return verdict_text(config, result, replay_command(config));
+}
+
+std::string verdict_text(const RunConfig& config, const RunResult& result,
+                         const std::string& replay) {
+  std::string verdict = run_verdict(result);
+  for (auto& ch : verdict) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   std::ostringstream s;
-  s << config.algorithm << " seed " << config.seed << ": "
-    << (result.all_ok() ? "OK" : "VIOLATED") << " (" << result.history.events.size()
+  s << config.algorithm << " seed " << config.seed << ": " << verdict << " ("
+    << result.history.events.size()
     << " events, " << result.stats.simulated_seconds << " simulated seconds)\n";
   for (const auto& c : result.checks)
     s << "  " << c.name << ": " << check_status_name(c.status) << " - " << c.summary << "\n";
   s << "  history hash " << hash_hex(history_hash(result.history)) << "\n";
-  s << "  replay: " << replay_command(config) << "\n";
+  s << "  replay: " << replay << "\n";
   return s.str();
 }
 
 std::string write_run_directory(const std::filesystem::path& dir, const RunConfig& config,
                                 const RunResult& result, bool overwrite) {
+  Scenario s;
+  s.config = config;
+  return write_run_directory(dir, s, result, overwrite);
+}
+
+std::string write_run_directory(const std::filesystem::path& dir, const Scenario& scenario,
+                                const RunResult& result, bool overwrite) {
+  // Checked before anything is written, so that a refused scenario leaves no half directory.
+  if (auto err = scenario_representable(scenario.config); !err.empty())
+    return (dir / "scenario.json").string() + ": cannot be written exactly: " + err;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
@@ -117,9 +115,20 @@ std::string write_run_directory(const std::filesystem::path& dir, const RunConfi
   std::ostringstream history;
   write_history_jsonl(history, result.history);
   if (auto err = write("history.jsonl", history.str()); !err.empty()) return err;
-  if (auto err = write("verdict.json", verdict_to_json(config, result).dump(2) + "\n"); !err.empty())
+  const std::string replay = "lockstep replay " + (dir / "scenario.json").string();
+  if (auto err = write("verdict.json", verdict_to_json(scenario, result, replay).dump(2) + "\n");
+      !err.empty())
     return err;
-  if (auto err = write("scenario.json", run_config_to_json(config).dump(2) + "\n"); !err.empty())
+  Scenario ran = scenario;
+  if (ran.config.expected_verdict.empty() && ran.expected_history_hash.empty()) {
+    ran.config.expected_verdict = run_verdict(result);
+    // "unknown" is no verdict a scenario can expect: a checker ran out of budget.
+    if (ran.config.expected_verdict == "unknown") ran.config.expected_verdict.clear();
+    ran.expected_history_hash = hash_hex(history_hash(result.history));
+  }
+  // save_scenario_file writes through its own temporary file; the existence check above
+  // already covered scenario.json.
+  if (auto err = save_scenario_file(dir / "scenario.json", ran, /*overwrite=*/true); !err.empty())
     return err;
   return {};
 }

@@ -2,7 +2,9 @@
 //
 // Contract: write_run_directory refuses to overwrite a file that already exists unless
 // `overwrite` is set, so a user's earlier results are never lost silently. Errors come back
-// as one message naming the file.
+// as one message naming the file. The scenario.json written is the scenario that ran, fully
+// expanded; where it expected nothing, it now expects what this run gave (its verdict and
+// history hash), so that `lockstep replay DIR/scenario.json` checks the run reproduces.
 #pragma once
 
 #include <filesystem>
@@ -11,19 +13,28 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/run_config.h"
+#include "harness/scenario.h"  // run_config_to_json, which used to live here
 #include "harness/sim_runner.h"
 
 namespace lockstep {
 
-nlohmann::json run_config_to_json(const RunConfig& config);
+// verdict.json: the verdict, each check, figures, and the expected verdict (and history hash)
+// beside the actual one with "as_expected" when the scenario expects something.
+nlohmann::json verdict_to_json(const Scenario& scenario, const RunResult& result,
+                               const std::string& replay);
 nlohmann::json verdict_to_json(const RunConfig& config, const RunResult& result);
+// The `lockstep run` line that reproduces a config expanded from a RunRequest.
 std::string replay_command(const RunConfig& config);
 
 // Returns an error message, or empty on success.
+std::string write_run_directory(const std::filesystem::path& dir, const Scenario& scenario,
+                                const RunResult& result, bool overwrite);
 std::string write_run_directory(const std::filesystem::path& dir, const RunConfig& config,
                                 const RunResult& result, bool overwrite);
 
 // A short text summary for the terminal.
 std::string verdict_text(const RunConfig& config, const RunResult& result);
+std::string verdict_text(const RunConfig& config, const RunResult& result,
+                         const std::string& replay);
 
 }  // namespace lockstep

@@ -4,7 +4,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "checker/mutex_checker.h"
+#include "harness/checks.h"
+#include "harness/sim_resource.h"
 #include "harness/history_recorder.h"
 #include "harness/workload.h"
 #include "sim/etcd_cluster.h"
@@ -36,6 +37,8 @@ std::string validate_run_config(RunConfig& config) {
   std::set<std::string> names;
   for (int i = 0; i < config.etcd.members; ++i) names.insert("member-" + std::to_string(i));
   for (int i = 0; i < config.workload.clients; ++i) names.insert("client-" + std::to_string(i));
+  names.insert("resource");
+  if (auto err = validate_checks(config.checks); !err.empty()) return err;
   for (std::size_t i = 0; i < config.faults.size(); ++i) {
     const auto& f = config.faults[i];
     for (const auto* list : {&f.from, &f.to, &f.targets})
@@ -55,6 +58,7 @@ struct SimClient {
   std::unique_ptr<sim::SimKvClient> kv;
   std::unique_ptr<sim::SimNode> node;
   std::unique_ptr<Lock> lock;
+  std::unique_ptr<ProtectedResource> resource;
   SpawnHandle loop;
 };
 
@@ -72,6 +76,7 @@ RunResult run_simulation(const RunConfig& config) {
   world.set_observer(&recorder);
   sim::Network network(world, world.rng_for("network"), config.network);
   sim::EtcdCluster cluster(world, network, config.etcd);
+  SimResourceService resource(world, network, info->capabilities.fencing);
 
   LockSetup setup;
   setup.lock_name = config.lock_name;
@@ -92,8 +97,15 @@ RunResult run_simulation(const RunConfig& config) {
   }
   auto start_client = [&](SimClient& c) {
     c.lock = info->make(*c.node, setup);
-    c.loop = c.node->spawn(
-        run_lock_client(c.node.get(), c.lock.get(), &recorder, config.workload, stop), "workload");
+    if (info->capabilities.guarded_writes) {
+      c.resource = std::make_unique<GuardedEtcdResource>(*c.kv, guarded_data_key(config));
+    } else {
+      c.resource = std::make_unique<SimResourceClient>(world, network, resource, c.pid,
+                                                       config.workload.request_timeout);
+    }
+    c.loop = c.node->spawn(run_lock_client(c.node.get(), c.lock.get(), c.resource.get(), &recorder,
+                                           config.workload, stop),
+                           "workload");
   };
   for (auto& c : clients) {
     SimClient* raw = c.get();
@@ -103,6 +115,7 @@ RunResult run_simulation(const RunConfig& config) {
       raw->loop = SpawnHandle();
       raw->lock.reset();
       raw->node->destroy_all_tasks();
+      raw->resource.reset();
       raw->kv->on_crash();
     });
     world.set_restart_hook(raw->pid, [raw, &start_client] { start_client(*raw); });
@@ -113,6 +126,7 @@ RunResult run_simulation(const RunConfig& config) {
   for (int i = 0; i < cluster.size(); ++i)
     faults.add_process(world.process(cluster.member(i).pid()).name, cluster.member(i).pid());
   for (auto& c : clients) faults.add_process(world.process(c->pid).name, c->pid);
+  faults.add_process("resource", resource.pid());
   for (const auto& f : config.faults) {
     if (auto err = faults.validate(f)) throw std::invalid_argument(*err);  // validated before
   }
@@ -120,9 +134,13 @@ RunResult run_simulation(const RunConfig& config) {
   world.run_until(start);
   for (auto& c : clients) start_client(*c);
 
-  // Load runs for the workload's duration, and at least until every fault has ended.
+  // Load runs for the workload's duration, and when there are faults, until the liveness
+  // bound (and room for a last acquire) has passed after the last one healed, so that
+  // liveness can be judged.
   TrueTime end_of_load = start + config.workload.duration;
-  for (const auto& f : config.faults) end_of_load = std::max(end_of_load, start + f.start + f.duration);
+  for (const auto& f : config.faults)
+    end_of_load = std::max(end_of_load, start + f.start + f.duration + config.liveness_bound +
+                                            2 * config.workload.acquire_timeout);
   world.run_until(end_of_load);
   stop->requested = true;
   // Drain: let clients finish their cycle (release what they hold), up to a bound.
@@ -144,10 +162,11 @@ RunResult run_simulation(const RunConfig& config) {
     c->loop = SpawnHandle();
     c->lock.reset();
     c->node->destroy_all_tasks();
+    c->resource.reset();
   }
   world.set_observer(nullptr);
   result.history = std::move(recorder.history());
-  result.checks.push_back(check_mutual_exclusion(result.history));
+  result.checks = run_checks(config, result.history);
   return result;
 }
 

@@ -1,10 +1,16 @@
 // The lock workload: what each client does, on any backend.
 //
 // Contract: a client loops acquire (with a deadline), critical section, release, think, until
-// told to stop or its cycle budget is spent. Every acquire and release is recorded as an
-// operation: `ok`, `fail` (definite error) or `info` (indeterminate error). A try-only lock
-// is polled every try_retry_interval until the deadline; the polling is one "acquire"
-// operation, as a caller of such a lock experiences it.
+// told to stop or its cycle budget is spent. Every acquire, release, and resource read and
+// write is recorded as an operation: `ok`, `fail` (definite error) or `info` (indeterminate).
+//   - A try-only lock is polled every try_retry_interval until the deadline; the polling is
+//     one "acquire" operation, as a caller of such a lock experiences it.
+//   - A lock with shared mode is acquired in shared mode shared_percent of the time; a shared
+//     holder only reads the resource.
+//   - A reentrant lock is re-acquired reentrant_depth times inside the critical section and
+//     released as often.
+//   - The critical section reads the protected resource and writes the value plus one, with
+//     the holding's fencing token, when there is a resource.
 #pragma once
 
 #include <memory>
@@ -14,6 +20,7 @@
 
 #include "algorithms/lock.h"
 #include "checker/history.h"
+#include "harness/resource.h"
 #include "harness/run_config.h"
 #include "kv/node_context.h"
 
@@ -32,8 +39,10 @@ struct ClientStop {
   bool requested = false;
 };
 
-Task<void> run_lock_client(NodeContext* ctx, Lock* lock, OperationLog* log,
-                           WorkloadConfig config, std::shared_ptr<ClientStop> stop);
+// `resource` may be null (no protected resource).
+Task<void> run_lock_client(NodeContext* ctx, Lock* lock, ProtectedResource* resource,
+                           OperationLog* log, WorkloadConfig config,
+                           std::shared_ptr<ClientStop> stop);
 
 // The result of a failed call as history fields: {"error": name, "message": ...}.
 nlohmann::json error_json(const Error& error);

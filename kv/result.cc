@@ -17,6 +17,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::lock_busy: return "lock-busy";
     case ErrorCode::deadline_exceeded: return "deadline-exceeded";
     case ErrorCode::not_held: return "not-held";
+    case ErrorCode::rejected: return "rejected";
     case ErrorCode::timeout: return "timeout";
     case ErrorCode::leader_changed: return "leader-changed";
     case ErrorCode::no_leader: return "no-leader";

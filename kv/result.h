@@ -31,6 +31,7 @@ enum class ErrorCode {
   lock_busy,        // a try-lock found the lock held by another client (algorithm-level)
   deadline_exceeded,  // an acquire gave up at its deadline (algorithm-level)
   not_held,         // a release by a client that does not hold the lock (algorithm-level)
+  rejected,         // the protected resource refused a stale fencing token or guard
   // Indeterminate: the request may have been applied.
   timeout,
   leader_changed,

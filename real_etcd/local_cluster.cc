@@ -102,6 +102,7 @@ struct LocalCluster::Member {
   int client_port = 0;
   int peer_port = 0;
   std::string endpoint;  // 127.0.0.1:client_port
+  std::string advertised_peer_url;
   std::string data_dir;
   std::string log_file;
   pid_t pid = 0;
@@ -137,6 +138,16 @@ struct LocalCluster::Probe {
     return std::make_pair(resp.header().member_id(), resp.leader());
   }
   std::string last_error;
+
+  std::string move_leader(std::uint64_t target_id, Duration deadline) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + deadline);
+    etcdserverpb::MoveLeaderRequest req;
+    req.set_targetid(target_id);
+    etcdserverpb::MoveLeaderResponse resp;
+    const grpc::Status s = maintenance->MoveLeader(&ctx, req, &resp);
+    return s.ok() ? std::string() : s.error_message();
+  }
 
   bool linearizable_read(Duration deadline) {
     grpc::ClientContext ctx;
@@ -179,6 +190,12 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOptions op
     m->endpoint = "127.0.0.1:" + std::to_string(m->client_port);
     m->data_dir = cluster->base_dir_ + "/" + m->name + ".etcd";
     m->log_file = cluster->base_dir_ + "/" + m->name + ".log";
+    m->advertised_peer_url = "http://127.0.0.1:" + std::to_string(m->peer_port);
+    if (cluster->options_.advertise_peer_url) {
+      auto url = cluster->options_.advertise_peer_url(i, m->peer_port);
+      if (!url) return url.error();
+      m->advertised_peer_url = url.value();
+    }
     cluster->members_.push_back(std::move(m));
   }
   for (int i = 0; i < cluster->size(); ++i) {
@@ -243,7 +260,7 @@ Result<void> LocalCluster::launch(int index) {
   std::string initial_cluster;
   for (const auto& other : members_) {
     if (!initial_cluster.empty()) initial_cluster += ",";
-    initial_cluster += other->name + "=http://127.0.0.1:" + std::to_string(other->peer_port);
+    initial_cluster += other->name + "=" + other->advertised_peer_url;
   }
   const std::string client_url = "http://" + m.endpoint;
   const std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
@@ -254,7 +271,7 @@ Result<void> LocalCluster::launch(int index) {
       "--listen-client-urls=" + client_url,
       "--advertise-client-urls=" + client_url,
       "--listen-peer-urls=" + peer_url,
-      "--initial-advertise-peer-urls=" + peer_url,
+      "--initial-advertise-peer-urls=" + m.advertised_peer_url,
       "--initial-cluster=" + initial_cluster,
       "--initial-cluster-state=new",  // ignored on restart: the data dir knows the cluster
       "--initial-cluster-token=" + cluster_token_,
@@ -305,6 +322,7 @@ Result<void> LocalCluster::launch(int index) {
   if (null_fd >= 0) ::close(null_fd);
   m.pid = child;
   m.paused = false;
+  if (options_.on_launched) options_.on_launched(index, child);
   return Result<void>::success();
 }
 
@@ -328,6 +346,9 @@ Result<void> LocalCluster::wait_healthy(Duration max_wait) {
   std::map<int, std::unique_ptr<Probe>> probes;
   std::string last_problem = "no member answered";
   for (;;) {
+    if (options_.should_abort && options_.should_abort()) {
+      return Error(ErrorCode::unavailable, "local cluster: interrupted while waiting for health");
+    }
     bool all_ok = true;
     int reader = -1;
     for (int i = 0; i < size(); ++i) {
@@ -394,6 +415,26 @@ Result<int> LocalCluster::leader(Duration max_wait) {
   }
 }
 
+Result<int> LocalCluster::transfer_leadership(int to, Duration max_wait) {
+  if (auto ok = check_index(to); !ok) return ok.error();
+  const Member& target = *members_[static_cast<std::size_t>(to)];
+  if (target.pid == 0 || target.paused)
+    return Error(ErrorCode::invalid_argument, "transfer_leadership: member " + target.name + " is not running");
+  auto from = leader(max_wait);
+  if (!from) return from.error();
+  if (from.value() == to)
+    return Error(ErrorCode::invalid_argument, "transfer_leadership: member " + target.name + " already leads");
+  Probe to_probe(target.endpoint);
+  auto target_status = to_probe.status(milliseconds(500));
+  if (!target_status)
+    return Error(ErrorCode::unavailable, "transfer_leadership: member " + target.name +
+                                             " does not answer: " + to_probe.last_error);
+  Probe leader_probe(members_[static_cast<std::size_t>(from.value())]->endpoint);
+  const std::string err = leader_probe.move_leader(target_status->first, max_wait);
+  if (!err.empty()) return Error(ErrorCode::unavailable, "transfer_leadership: " + err);
+  return from.value();
+}
+
 Result<void> LocalCluster::pause(int member) {
   if (auto ok = check_index(member); !ok) return ok;
   Member& m = *members_[static_cast<std::size_t>(member)];
@@ -457,6 +498,16 @@ Result<void> LocalCluster::restart(int member) {
   auto launched = launch(member);
   if (!launched) return launched;
   return wait_healthy(options_.start_timeout);
+}
+
+Result<void> LocalCluster::relaunch(int member) {
+  if (auto ok = check_index(member); !ok) return ok;
+  if (pid(member) != 0) return Error(ErrorCode::invalid_argument, "relaunch: member is still running");
+  return launch(member);
+}
+
+int LocalCluster::peer_port(int member) const {
+  return members_.at(static_cast<std::size_t>(member))->peer_port;
 }
 
 void LocalCluster::terminate(int index, int signal_number) {

@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,16 @@ struct LocalClusterOptions {
   int heartbeat_interval_ms = 100;     // etcd's defaults
   int election_timeout_ms = 1000;
   std::vector<std::string> extra_args;  // appended to every member's command line
+  // The peer URL member `member` advertises to the others, given the port it listens on for
+  // peers (e.g. a LinkProxy listener in front of it, so links between members can be cut).
+  // Unset: "http://127.0.0.1:<peer_port>". Called once per member, before any is launched.
+  std::function<Result<std::string>(int member, int peer_port)> advertise_peer_url;
+  // Called after every launch of a member process (start, restart, relaunch) with its pid,
+  // before the member is waited for (e.g. so a LinkProxy can tell its connections apart).
+  std::function<void(int member, pid_t pid)> on_launched;
+  // Polled while waiting for health: returning true gives up at once (e.g. on Ctrl-C) with a
+  // definite `cancelled`-style unavailable error; everything started is still cleaned up.
+  std::function<bool()> should_abort;
 };
 
 class LocalCluster {
@@ -64,6 +75,16 @@ class LocalCluster {
   // Starts a member that is not running again (same data dir and ports) and waits until the
   // cluster is healthy.
   Result<void> restart(int member);
+  // Starts a member that is not running again without waiting for anything (a fault
+  // injector must not stall while the member catches up).
+  Result<void> relaunch(int member);
+  // The port member `member` itself listens on for peers.
+  int peer_port(int member) const;
+
+  // The leader hands leadership over to member `to` (etcd's MoveLeader); returns the index
+  // of the member that led before. Fails when there is no agreed leader, `to` already
+  // leads or is not running, or etcd refuses.
+  Result<int> transfer_leadership(int to, Duration max_wait);
 
   // The index of the member the running, unpaused members agree is the leader.
   Result<int> leader(Duration max_wait);

@@ -48,6 +48,14 @@ void RealNodeContext::set_drift_rate(double drift_rate) {
   wall_.set_drift_rate(drift_rate, system_real_now());
 }
 
+void RealNodeContext::set_monotonic_drift_rate(double drift_rate) {
+  mono_.set_drift_rate(drift_rate, steady_real_now());
+}
+
+void RealNodeContext::set_wall_drift_rate(double drift_rate) {
+  wall_.set_drift_rate(drift_rate, system_real_now());
+}
+
 void RealNodeContext::crash() {
   std::vector<std::uint64_t> ids;
   ids.swap(spawned_);

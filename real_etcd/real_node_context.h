@@ -46,6 +46,8 @@ class RealNodeContext final : public NodeContext {
   void jump_monotonic(Duration delta) { mono_.jump(delta); }
   void jump_wall(Duration delta) { wall_.jump(delta); }
   void set_drift_rate(double drift_rate);
+  void set_monotonic_drift_rate(double drift_rate);
+  void set_wall_drift_rate(double drift_rate);
 
   // Cancels every task this node spawned (a crash of the client process).
   void crash();

@@ -110,6 +110,7 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
     if (e.type == EventType::put) {
       args["create_revision"] = e.kv.create_revision;
       args["lease"] = e.kv.lease;
+      args["value"] = escape_bytes(e.kv.value);
     }
     if (entry.from_lease_expiry) args["lease_expired"] = true;
     world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete", args);

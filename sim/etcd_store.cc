@@ -494,10 +494,16 @@ EtcdStore::TxnPath EtcdStore::compare_to_path(const TxnRequest& req) const {
 }
 
 // etcd's checkRequests(checkPut) over the taken path: this level, then the nested txns.
+// etcd's checkRequests(checkPut): the ops of the taken branch in order, a nested txn's ops
+// where the nested txn stands (depth first), so the first failing op decides the error.
 std::optional<Error> EtcdStore::check_puts_on_path(const TxnRequest& req,
                                                    const TxnPath& path) const {
-  const auto& ops = taken_ops(req, path.succeeded);
-  for (const RequestOp& op : ops) {
+  std::size_t nested_index = 0;
+  for (const RequestOp& op : taken_ops(req, path.succeeded)) {
+    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+      if (auto err = check_puts_on_path(**nested, path.nested[nested_index++])) return err;
+      continue;
+    }
     auto* put = std::get_if<PutRequest>(&op.request);
     if (put == nullptr) continue;
     // Inside a txn etcd checks the ignore flags' key before the lease.
@@ -506,32 +512,25 @@ std::optional<Error> EtcdStore::check_puts_on_path(const TxnRequest& req,
     }
     if (auto err = missing_lease(leases_, *put)) return err;
   }
-  std::size_t nested_index = 0;
-  for (const RequestOp& op : ops) {
-    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
-      if (auto err = check_puts_on_path(**nested, path.nested[nested_index++])) return err;
-    }
-  }
   return std::nullopt;
 }
 
-// etcd's checkRequests(checkRange): explicit revisions must be readable before the txn starts.
+// etcd's checkRequests(checkRange): explicit revisions must be readable before the txn starts,
+// checked in the same depth-first order as the puts.
 // Quirk kept: only revision 0 means "latest" here; before any compaction etcd's first revision
 // is -1, so revision -1 reads the latest but -2 and below are "compacted".
 std::optional<Error> EtcdStore::check_ranges_on_path(const TxnRequest& req,
                                                      const TxnPath& path) const {
-  const auto& ops = taken_ops(req, path.succeeded);
-  for (const RequestOp& op : ops) {
+  std::size_t nested_index = 0;
+  for (const RequestOp& op : taken_ops(req, path.succeeded)) {
+    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+      if (auto err = check_ranges_on_path(**nested, path.nested[nested_index++])) return err;
+      continue;
+    }
     auto* range = std::get_if<RangeRequest>(&op.request);
     if (range == nullptr || range->revision == 0) continue;
     if (range->revision > current_revision_) return future_revision_error();
     if (range->revision < compact_main_revision_) return compacted_error();
-  }
-  std::size_t nested_index = 0;
-  for (const RequestOp& op : ops) {
-    if (auto* nested = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
-      if (auto err = check_ranges_on_path(**nested, path.nested[nested_index++])) return err;
-    }
   }
   return std::nullopt;
 }

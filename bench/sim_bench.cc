@@ -1,0 +1,135 @@
+#include "bench/sim_bench.h"
+
+#include <time.h>
+
+#include <chrono>
+#include <memory>
+
+#include "harness/run_request.h"
+#include "harness/sim_runner.h"
+#include "sim/etcd_cluster.h"
+#include "sim/network.h"
+#include "sim/sim_kv_client.h"
+#include "sim/sim_node.h"
+#include "sim/world.h"
+
+namespace lockstep {
+
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One client: put then range on its own key, for ever; counts completed requests.
+Task<void> kv_loop(NodeContext* ctx, std::uint64_t* completed) {
+  const std::string key = "/bench/" + ctx->node_name();
+  for (;;) {
+    PutRequest put;
+    put.key = key;
+    put.value = "value";
+    Result<PutResponse> put_reply = co_await ctx->kv().put(std::move(put));
+    (void)put_reply;
+    ++*completed;
+    RangeRequest range;
+    range.key = key;
+    Result<RangeResponse> range_reply = co_await ctx->kv().range(std::move(range));
+    (void)range_reply;
+    ++*completed;
+  }
+}
+
+struct Client {
+  std::unique_ptr<sim::SimKvClient> kv;
+  std::unique_ptr<sim::SimNode> node;
+  SpawnHandle loop;
+};
+
+struct KvLoad {
+  std::uint64_t requests = 0;
+  std::uint64_t events = 0;
+  std::uint64_t messages = 0;
+};
+
+KvLoad simulate_kv_load(int clients, Duration length) {
+  sim::World world(1);
+  sim::Network network(world, world.rng_for("network"), sim::LatencyConfig{});
+  sim::EtcdConfig config;
+  config.members = 3;
+  sim::EtcdCluster cluster(world, network, config);
+  const TrueTime start = TrueTime(config.election_timeout * 3);  // a leader by then
+  world.run_until(start);
+  std::uint64_t completed = 0;
+  std::vector<Client> all(static_cast<std::size_t>(clients));
+  for (int i = 0; i < clients; ++i) {
+    auto& c = all[static_cast<std::size_t>(i)];
+    const auto pid = world.add_process("client-" + std::to_string(i));
+    sim::SimClientOptions options;
+    options.preferred_member = i % config.members;
+    c.kv = std::make_unique<sim::SimKvClient>(world, cluster, pid, options);
+    c.node = std::make_unique<sim::SimNode>(world, pid, *c.kv, world.rng_for("client").fork(static_cast<std::uint64_t>(i)));
+    c.loop = c.node->spawn(kv_loop(c.node.get(), &completed), "kv-load");
+  }
+  world.run_until(start + length);
+  for (auto& c : all) {  // tasks die before the world they run in
+    c.loop = SpawnHandle();
+    c.node->destroy_all_tasks();
+  }
+  return {completed, world.events_run(), network.messages_sent()};
+}
+
+}  // namespace
+
+std::string default_checker_data_dir() { return LOCKSTEP_PORCUPINE_DATA_DIR; }
+
+std::vector<BenchFigure> run_sim_bench(const SimBenchOptions& o) {
+  std::vector<BenchFigure> out;
+  {
+    const double cpu0 = thread_cpu_seconds();
+    const KvLoad load = simulate_kv_load(
+        o.kv_clients, Duration(static_cast<std::int64_t>(o.kv_simulated_seconds * 1e9)));
+    const double cpu = thread_cpu_seconds() - cpu0;
+    const double requests = static_cast<double>(load.requests);
+    out.push_back({"sim_kv_requests", requests, "requests"});
+    out.push_back({"sim_kv_requests_per_cpu_second", requests / cpu, "requests/s"});
+    out.push_back({"sim_kv_events_per_request", static_cast<double>(load.events) / requests, "events"});
+    out.push_back({"sim_kv_messages_per_request", static_cast<double>(load.messages) / requests, "messages"});
+    out.push_back({"sim_events_per_cpu_second", static_cast<double>(load.events) / cpu, "events/s"});
+  }
+  {
+    double cpu = 0, wall = 0, simulated = 0, events = 0;
+    for (std::uint64_t seed = 1; seed <= o.standard_seeds; ++seed) {
+      RunRequest r;
+      r.algorithm = "etcd-mutex";
+      r.seed = seed;
+      r.clients = 5;
+      r.members = 3;
+      r.duration = seconds(60);
+      r.faults = "all";
+      RunConfig c;
+      if (auto err = expand_run_request(r, c); !err.empty()) throw std::logic_error(err);
+      const double cpu0 = thread_cpu_seconds();
+      const double wall0 = wall_seconds();
+      const RunResult result = run_simulation(c);
+      cpu += thread_cpu_seconds() - cpu0;
+      wall += wall_seconds() - wall0;
+      simulated += result.stats.simulated_seconds;
+      events += static_cast<double>(result.stats.events_run);
+    }
+    const double n = static_cast<double>(o.standard_seeds);
+    out.push_back({"standard_seeds", n, "seeds"});
+    out.push_back({"standard_seeds_per_cpu_second", n / cpu, "seeds/s"});
+    out.push_back({"standard_seed_simulated_seconds", simulated / n, "s"});
+    out.push_back({"standard_seed_events", events / n, "events"});
+    out.push_back({"sim_to_wall_time_ratio", simulated / wall, "x"});
+  }
+  return out;
+}
+
+}  // namespace lockstep

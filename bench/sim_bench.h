@@ -1,0 +1,38 @@
+// The simulator's benchmark: how fast lockstep simulates, on one core.
+//
+// Figures (named as `lockstep bench` prints them):
+//   sim_kv_requests_per_cpu_second  KV requests (put and range, alternating) completed per
+//                                   CPU second by clients hammering a simulated 3-member
+//                                   cluster (a request: client -> member -> raft -> reply)
+//   sim_kv_events_per_request,      world events and network messages per KV request, and
+//   sim_kv_messages_per_request,    events per CPU second: where a request's cost goes
+//   sim_events_per_cpu_second
+//   standard_seeds_per_cpu_second   seeds of the standard scenario (etcd-mutex, 5 clients,
+//                                   3 members, 60 simulated seconds, --faults all) per CPU
+//                                   second, checks included
+//   sim_to_wall_time_ratio          simulated seconds per wall-clock second over those seeds
+//   standard_seed_events            world events per standard seed (mean), for context
+// CPU time is this thread's (CLOCK_THREAD_CPUTIME_ID), so other load on the machine barely
+// moves the figures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/checker_bench.h"  // BenchFigure
+
+namespace lockstep {
+
+struct SimBenchOptions {
+  int kv_clients = 16;
+  double kv_simulated_seconds = 60;
+  std::uint64_t standard_seeds = 20;
+};
+
+std::vector<BenchFigure> run_sim_bench(const SimBenchOptions& options);
+
+// The Porcupine test data the checker benchmark reads, as found at build time.
+std::string default_checker_data_dir();
+
+}  // namespace lockstep

@@ -1,0 +1,71 @@
+// lockstep bench [--json]: named speed figures of the simulator and the checker (see
+// bench/sim_bench.h and bench/checker_bench.h). A benchmark, not a test: it prints figures and
+// exits 0 (2 on bad options).
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/checker_bench.h"
+#include "bench/sim_bench.h"
+#include "cli/commands.h"
+
+namespace lockstep::cli {
+
+namespace {
+
+struct BenchArgs {
+  bool json = false;
+  std::uint64_t seeds = 20;
+  double kv_seconds = 60;
+  std::string checker_data;
+  bool no_checker = false;
+};
+
+int bench_main(const BenchArgs& args) {
+  SimBenchOptions o;
+  o.standard_seeds = args.seeds;
+  o.kv_simulated_seconds = args.kv_seconds;
+  std::vector<BenchFigure> figures = run_sim_bench(o);
+  if (!args.no_checker) {
+    const std::string dir = args.checker_data.empty() ? default_checker_data_dir() : args.checker_data;
+    if (!std::filesystem::is_directory(dir)) {
+      std::cerr << "lockstep bench: no checker data in " << dir
+                << " (give --checker-data DIR or --no-checker)\n";
+      return kExitBadInput;
+    }
+    for (auto& f : run_checker_bench(dir, nullptr)) figures.push_back(std::move(f));
+  }
+  if (args.json) {
+    nlohmann::json j = {{"format", "lockstep-bench"}, {"version", 1}};
+    j["figures"] = nlohmann::json::object();
+    for (const auto& f : figures) j["figures"][f.name] = {{"value", f.value}, {"unit", f.unit}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    for (const auto& f : figures)
+      std::cout << std::left << std::setw(34) << f.name << std::right << std::setw(16)
+                << std::setprecision(6) << f.value << " " << f.unit << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, CommandSet& commands) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Print speed figures of the simulator and the checker");
+  cmd->add_flag("--json", a->json, "Print the figures as JSON");
+  cmd->add_option("--seeds", a->seeds, "Standard-scenario seeds to time")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}))
+      ->capture_default_str();
+  cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--checker-data", a->checker_data,
+                  "Porcupine test data for the checker figures (default: the source tree's)");
+  cmd->add_flag("--no-checker", a->no_checker, "Skip the checker figures");
+  cmd->callback([&commands, a] { commands.action = [a] { return bench_main(*a); }; });
+}
+
+}  // namespace lockstep::cli

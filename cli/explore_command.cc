@@ -1,0 +1,261 @@
+// lockstep explore: run many seeds of one algorithm in parallel, each with its own fault mix,
+// until one fails; shrink it and write DIR/failure.json. See docs/explore.md.
+//
+// Exit codes: 0 no seed failed, 1 a seed failed (DIR/failure.json written), 2 bad input.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "harness/explore.h"
+#include "harness/parallel_runs.h"
+#include "harness/run_files.h"
+#include "harness/scenario.h"
+
+namespace lockstep::cli {
+
+namespace {
+
+struct ExploreArgs {
+  std::string algorithm;
+  std::vector<std::string> options;  // name=value
+  std::uint64_t seeds = 0;
+  double time_budget = 0;
+  std::uint64_t first_seed = 1;
+  int jobs = 0;
+  std::string shard = "1/1";
+  std::string faults = "all";
+  std::vector<std::string> checks;
+  int clients = 5;
+  int members = 3;
+  double duration_seconds = 30;
+  double max_fault_seconds = 20;
+  double liveness_bound_seconds = 0;
+  bool no_shrink = false;
+  double shrink_budget_seconds = 60;
+  int shrink_runs = 400;
+  std::string out_dir;
+  bool force = false;
+};
+
+// Whole milliseconds, so that every scenario explore writes can be written exactly.
+Duration seconds_to_ms(double s) { return milliseconds(static_cast<std::int64_t>(std::llround(s * 1000))); }
+
+std::string parse_options(const std::vector<std::string>& items, AlgorithmOptions& out) {
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    try {
+      std::size_t used = 0;
+      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
+      const std::int64_t value = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) throw std::invalid_argument("");
+      out[item.substr(0, eq)] = value;
+    } catch (...) {
+      return "--option must be NAME=INTEGER, not \"" + item + "\"";
+    }
+  }
+  return {};
+}
+
+int explore_main(const ExploreArgs& args) {
+  namespace fs = std::filesystem;
+  ExploreOptions o;
+  o.run.algorithm = args.algorithm;
+  if (auto err = parse_options(args.options, o.run.algorithm_options); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
+  }
+  if ((args.seeds == 0) == (args.time_budget <= 0)) {
+    std::cerr << "lockstep explore: give exactly one of --seeds N and --time-budget SECONDS\n";
+    return kExitBadInput;
+  }
+  if (!(args.duration_seconds >= 0.001 && args.duration_seconds <= 86400) ||
+      !(args.max_fault_seconds >= 0.001 && args.max_fault_seconds <= 86400) ||
+      !(args.liveness_bound_seconds >= 0 && args.liveness_bound_seconds <= 86400)) {
+    std::cerr << "lockstep explore: --duration, --max-fault-duration and --liveness-bound must "
+                 "be between 0.001 and 86400 seconds\n";
+    return kExitBadInput;
+  }
+  o.run.clients = args.clients;
+  o.run.members = args.members;
+  o.run.duration = seconds_to_ms(args.duration_seconds);
+  o.run.faults = args.faults;
+  o.run.max_fault_duration = seconds_to_ms(args.max_fault_seconds);
+  for (const auto& c : args.checks) {
+    std::stringstream in(c);
+    for (std::string item; std::getline(in, item, ',');)
+      if (!item.empty()) o.checks.push_back(item);
+  }
+  if (args.liveness_bound_seconds > 0) o.liveness_bound = seconds_to_ms(args.liveness_bound_seconds);
+  o.first_seed = args.first_seed;
+  o.seeds = args.seeds;
+  o.time_budget_seconds = args.time_budget;
+  o.jobs = args.jobs > 0 ? args.jobs : default_jobs();
+  if (auto err = parse_shard(args.shard, o.shard_index, o.shard_count); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
+  }
+  o.shrink = !args.no_shrink;
+  o.shrink_options.time_budget_seconds = args.shrink_budget_seconds;
+  o.shrink_options.max_runs = args.shrink_runs;
+
+  const fs::path dir = args.out_dir;
+  for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"})
+    if (!args.force && fs::exists(dir / name)) {
+      std::cerr << "lockstep explore: " << (dir / name).string()
+                << " already exists; choose another --out directory or pass --force\n";
+      return kExitBadInput;
+    }
+
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  auto progress = [&](const ExploreProgress& p) {
+    if (!tty) return;
+    std::printf("\r\033[Kexplore %s: %llu seeds, %.1f seeds/s, %llu failed, %.0f s",
+                args.algorithm.c_str(), static_cast<unsigned long long>(p.seeds_done),
+                p.seeds_per_second(), static_cast<unsigned long long>(p.failures),
+                p.elapsed_seconds);
+    std::fflush(stdout);
+  };
+  if (tty && o.shrink) {
+    o.shrink_options.on_step = [](const std::string& step) {
+      std::printf("\r\033[Kshrink: %s", step.c_str());
+      std::fflush(stdout);
+    };
+  }
+  const ExploreResult r = explore(o, progress);
+  if (tty) std::printf("\r\033[K");
+  if (!r.error.empty()) {
+    std::cerr << "lockstep explore: " << r.error << "\n";
+    return kExitBadInput;
+  }
+
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "lockstep explore: cannot create " << dir.string() << ": " << ec.message() << "\n";
+    return kExitBadInput;
+  }
+  std::string failure_file;
+  if (r.failing_seed) {
+    const std::string origin = "lockstep explore --algorithm " + args.algorithm + " (seed " +
+                               std::to_string(*r.failing_seed) + ", faults " + args.faults + ")";
+    Scenario unshrunk;
+    unshrunk.config = r.failing_config;
+    unshrunk.config.expected_verdict = "violated";
+    unshrunk.description = args.algorithm + ": the failing seed found by " + origin + ", as drawn.";
+    Scenario failure = unshrunk;
+    if (r.shrunk && r.shrunk->error.empty()) failure = shrunk_scenario(r.failing_config, *r.shrunk, origin);
+    for (const auto& [name, s] : {std::pair{"failure-unshrunk.json", &unshrunk}, {"failure.json", &failure}})
+      if (auto err = save_scenario_file(dir / name, *s, args.force); !err.empty()) {
+        std::cerr << "lockstep explore: " << err << "\n";
+        return kExitBadInput;
+      }
+    failure_file = "failure.json";
+  }
+  const auto& p = r.progress;
+  nlohmann::json summary = {
+      {"format", "lockstep-explore-summary"},
+      {"version", 1},
+      {"algorithm", args.algorithm},
+      {"faults", args.faults},
+      {"checks", o.checks},
+      {"shard", {{"index", o.shard_index + 1}, {"count", o.shard_count}}},
+      // The seeds this shard ran for sure: first + k * stride for k < count.
+      {"seeds",
+       {{"first", r.seed_at(o, 0)}, {"stride", o.shard_count}, {"count", r.positions_run}}},
+      {"seeds_done", p.seeds_done},
+      {"failures", p.failures},
+      {"unknown", p.unknown},
+      {"failing_seed", r.failing_seed ? nlohmann::json(*r.failing_seed) : nlohmann::json(nullptr)},
+      {"failure", failure_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure_file)},
+      {"wall_seconds", p.elapsed_seconds},
+      {"seeds_per_second", p.seeds_per_second()},
+      {"jobs", o.jobs}};
+  {
+    std::ofstream out(dir / "summary.json");
+    out << summary.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "lockstep explore: cannot write " << (dir / "summary.json").string() << "\n";
+      return kExitBadInput;
+    }
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "explore %s: %llu seeds in %.1f s (%.1f seeds/s, %d jobs, shard %d/%d), %llu failed",
+                args.algorithm.c_str(), static_cast<unsigned long long>(p.seeds_done),
+                p.elapsed_seconds, p.seeds_per_second(), o.jobs, o.shard_index + 1, o.shard_count,
+                static_cast<unsigned long long>(p.failures));
+  std::cout << line;
+  if (!r.failing_seed) {
+    std::cout << "\n";
+    return kExitOk;
+  }
+  std::cout << "; lowest failing seed " << *r.failing_seed << "\n";
+  if (r.shrunk) {
+    const auto& s = *r.shrunk;
+    std::cout << "  shrunk in " << s.runs << " runs" << (s.budget_exhausted ? " (budget reached)" : "")
+              << " to " << s.config.faults.size() << " faults, " << s.config.workload.clients
+              << " clients, " << to_ms(s.config.workload.duration) << " ms of load: "
+              << s.violated_check << " violated\n";
+  }
+  std::cout << "  replay: lockstep replay " << (dir / "failure.json").string() << "\n"
+            << "  keep it as a regression: cp " << (dir / "failure.json").string()
+            << " scenarios/regressions/" << args.algorithm << "-"
+            << (r.shrunk ? r.shrunk->violated_check : std::string("failure")) << "-seed"
+            << *r.failing_seed << ".json\n";
+  return kExitViolated;
+}
+
+}  // namespace
+
+void add_explore_command(CLI::App& app, CommandSet& commands) {
+  auto a = std::make_shared<ExploreArgs>();
+  auto* cmd = app.add_subcommand(
+      "explore", "Run many seeds in parallel until one fails; shrink it into DIR/failure.json");
+  cmd->add_option("--algorithm", a->algorithm, "Algorithm name (see `lockstep list`)")->required();
+  cmd->add_option("--option", a->options, "An algorithm option, NAME=INTEGER (repeatable)");
+  auto* seeds = cmd->add_option("--seeds", a->seeds, "How many seeds this shard runs")
+                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  auto* budget = cmd->add_option("--time-budget", a->time_budget,
+                                 "Run seeds for this many wall-clock seconds")
+                     ->check(CLI::Range(0.001, 1e7));
+  seeds->excludes(budget);
+  cmd->add_option("--first-seed", a->first_seed, "The first seed")->capture_default_str();
+  cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--shard", a->shard,
+                  "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N)")
+      ->capture_default_str();
+  cmd->add_option("--faults", a->faults, "Fault classes: a comma list, all or none")
+      ->capture_default_str();
+  cmd->add_option("--check", a->checks,
+                  "Checks to run: mutex, resource, liveness (repeatable or a comma list; "
+                  "default all)");
+  cmd->add_option("--clients", a->clients, "Clients")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--members", a->members, "etcd members (1, 3 or 5)")
+      ->check(CLI::IsMember({1, 3, 5}))
+      ->capture_default_str();
+  cmd->add_option("--duration", a->duration_seconds, "Simulated seconds of load per seed")
+      ->capture_default_str();
+  cmd->add_option("--max-fault-duration", a->max_fault_seconds,
+                  "Longest fault, in simulated seconds")
+      ->capture_default_str();
+  cmd->add_option("--liveness-bound", a->liveness_bound_seconds,
+                  "Seconds after faults heal within which waiters must be served (default: "
+                  "the scenario default)");
+  cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
+  cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
+                  "Wall-clock seconds the shrinker may use")
+      ->capture_default_str();
+  cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--out", a->out_dir, "Directory for summary.json and failure.json")->required();
+  cmd->add_flag("--force", a->force, "Overwrite files already in --out");
+  cmd->callback([&commands, a] { commands.action = [a] { return explore_main(*a); }; });
+}
+
+}  // namespace lockstep::cli

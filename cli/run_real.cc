@@ -1,0 +1,119 @@
+#include "cli/run_real.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#ifdef LOCKSTEP_HAVE_REAL_ETCD
+#include "harness/real_interrupt.h"
+#include "harness/real_run_request.h"
+#include "harness/real_runner.h"
+#include "harness/run_files.h"
+#endif
+
+namespace lockstep::cli {
+
+std::vector<std::string> split_endpoints(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+#ifndef LOCKSTEP_HAVE_REAL_ETCD
+int run_real_backend(const RealRunArgs&) {
+  std::cerr << "lockstep run: this lockstep was built without the real etcd backend "
+               "(configure with -DLOCKSTEP_BUILD_REAL_ETCD=ON)\n";
+  return kExitBadInput;
+}
+#else
+namespace {
+
+constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
+
+std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
+                             const RealRunOutcome& outcome, bool overwrite) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
+  const char* names[] = {"history.jsonl", "verdict.json"};
+  if (!overwrite) {
+    for (const char* name : names)
+      if (std::filesystem::exists(dir / name))
+        return (dir / name).string() +
+               " already exists; choose another --out directory or pass --force to overwrite";
+  }
+  auto write = [&](const char* name, const std::string& text) -> std::string {
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out << text;
+    return out.flush() ? std::string() : "cannot write " + (dir / name).string();
+  };
+  std::ostringstream history;
+  write_history_jsonl(history, outcome.result.history);
+  if (auto err = write("history.jsonl", history.str()); !err.empty()) return err;
+  // A real run is not replayable; the verdict says so instead of naming a replay command.
+  Scenario ran;
+  ran.config = config.run;
+  nlohmann::json verdict = verdict_to_json(
+      ran, outcome.result,
+      "none: a real etcd run is not deterministic (check the history again with `lockstep check`)");
+  verdict["backend"] = {{"name", "etcd"},
+                        {"cluster", config.backend.endpoints.empty() ? "local" : "external"},
+                        {"key_prefix", escape_bytes(outcome.key_prefix)},
+                        {"interrupted", outcome.interrupted}};
+  return write("verdict.json", verdict.dump(2) + "\n");
+}
+
+}  // namespace
+
+int run_real_backend(const RealRunArgs& args) {
+  RealBackendOptions backend;
+  backend.endpoints = args.endpoints;
+  backend.allow_remote = args.allow_remote;
+  backend.etcd_binary = args.etcd_bin;
+  RealRunConfig config;
+  if (auto err = expand_real_run_request(args.request, backend, config); !err.empty()) {
+    std::cerr << "lockstep run: " << err << "\n";
+    return kExitBadInput;
+  }
+  RealRunOutcome outcome;
+  {
+    // Ctrl-C stops the run and the cluster; a second one kills at once.
+    InterruptGuard guard;
+    outcome = run_real(config, &InterruptGuard::flag());
+  }
+  if (!outcome.error.empty()) {
+    std::cerr << "lockstep run: " << outcome.error << "\n";
+    return outcome.interrupted ? kExitInterrupted : kExitBadInput;
+  }
+  const RunResult& result = outcome.result;
+  std::cout << config.run.algorithm << " on etcd ("
+            << (backend.endpoints.empty() ? "local " + std::to_string(config.run.etcd.members) +
+                                                "-member cluster"
+                                          : "existing cluster")
+            << ", seed " << config.run.seed << "): " << (outcome.interrupted ? "INTERRUPTED, " : "")
+            << result.history.events.size() << " events, " << result.stats.simulated_seconds
+            << " real seconds\n";
+  bool violated = false, unknown = false;
+  for (const auto& c : result.checks) {
+    std::cout << "  " << c.name << ": " << check_status_name(c.status) << " - " << c.summary << "\n";
+    violated = violated || c.status == CheckStatus::violated;
+    unknown = unknown || c.status == CheckStatus::unknown;
+  }
+  if (!args.out_dir.empty()) {
+    if (auto err = write_real_files(args.out_dir, config, outcome, args.force); !err.empty()) {
+      std::cerr << "lockstep run: " << err << "\n";
+      return kExitBadInput;
+    }
+    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json}\n";
+  }
+  if (outcome.interrupted) return kExitInterrupted;
+  return violated ? kExitViolated : unknown ? kExitUnknown : kExitOk;
+}
+#endif  // LOCKSTEP_HAVE_REAL_ETCD
+
+}  // namespace lockstep::cli

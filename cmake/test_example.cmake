@@ -1,0 +1,27 @@
+# Installs the lockstep build LOCKSTEP_BUILD_DIR into a fresh prefix under LOCKSTEP_WORK_DIR,
+# configures and builds the example project against it, and runs its tests. Run with
+# cmake -P (see cmake/install.cmake). Any failing step fails the test with its output.
+file(REMOVE_RECURSE ${LOCKSTEP_WORK_DIR})
+set(prefix ${LOCKSTEP_WORK_DIR}/prefix)
+set(build ${LOCKSTEP_WORK_DIR}/build)
+
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+
+step(${CMAKE_COMMAND} --install ${LOCKSTEP_BUILD_DIR} --prefix ${prefix})
+# The example is built with the same build type (its flags: Sanitize's come with the
+# installed target) and the same compiler.
+set(type ${LOCKSTEP_BUILD_TYPE})
+if(type STREQUAL "Sanitize")
+  set(type Debug)
+endif()
+step(${CMAKE_COMMAND} -S ${LOCKSTEP_EXAMPLE_DIR} -B ${build} -G ${LOCKSTEP_GENERATOR}
+     -DCMAKE_BUILD_TYPE=${type} -DCMAKE_CXX_COMPILER=${LOCKSTEP_CXX_COMPILER}
+     -DCMAKE_PREFIX_PATH=${prefix})
+step(${CMAKE_COMMAND} --build ${build})
+step(${CMAKE_COMMAND} -E chdir ${build} ${LOCKSTEP_CTEST} --output-on-failure)
+message(STATUS "example project: built and passed against ${prefix}")

@@ -1,0 +1,56 @@
+#include "harness/checks.h"
+
+#include <algorithm>
+
+#include "algorithms/registry.h"
+#include "checker/liveness_checker.h"
+#include "checker/mutex_checker.h"
+#include "checker/resource_checker.h"
+
+namespace lockstep {
+
+const std::vector<std::string>& all_check_names() {
+  static const std::vector<std::string> names = {"mutex", "resource", "liveness"};
+  return names;
+}
+
+std::string guarded_data_key(const RunConfig& config) { return config.lock_name + "-data"; }
+
+std::string validate_checks(const std::vector<std::string>& checks) {
+  for (const auto& c : checks)
+    if (std::find(all_check_names().begin(), all_check_names().end(), c) == all_check_names().end())
+      return "unknown check \"" + c + "\" (known: mutex, resource, liveness)";
+  return {};
+}
+
+std::vector<CheckResult> run_checks(const RunConfig& config, const History& history) {
+  auto wanted = [&](const std::string& name) {
+    return config.checks.empty() ||
+           std::find(config.checks.begin(), config.checks.end(), name) != config.checks.end();
+  };
+  const AlgorithmInfo* info = find_algorithm(config.algorithm);
+  std::vector<CheckResult> results;
+  if (wanted("mutex")) results.push_back(check_mutual_exclusion(history));
+  if (wanted("resource") && config.workload.use_resource) {
+    ResourceCheckOptions o;
+    o.fenced = info && info->capabilities.fencing;
+    if (info && info->capabilities.guarded_writes) o.guarded_data_key = guarded_data_key(config);
+    results.push_back(check_resource(history, o));
+  }
+  if (wanted("liveness")) {
+    LivenessOptions o;
+    o.bound_ns = config.liveness_bound.count();
+    // A waiter may see the lock free (nobody believing they hold it) while a crashed holder's
+    // key still waits for its lease to expire: allow a TTL and a margin before calling an
+    // idle lock a missed wake-up.
+    auto ttl = config.algorithm_options.find("lease_ttl_seconds");
+    const Duration idle = (ttl != config.algorithm_options.end() && ttl->second > 0)
+                              ? seconds(ttl->second) + seconds(5)
+                              : config.liveness_bound;
+    o.idle_bound_ns = idle.count();
+    results.push_back(check_liveness(history, o));
+  }
+  return results;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,84 @@
+// Faults on a real run: which classes of the fault catalogue (sim/faults.h) the real
+// backend can inject, and the injector that applies a FaultSpec to real processes.
+//
+// Supported, with a local cluster (lockstep started it, so it owns the processes):
+//   partition      LinkProxy blocks the links (client->member, member<->member; one-way too)
+//   pause          member: SIGSTOP/SIGCONT; client: its thread stops (a GC pause)
+//   crash          member: SIGKILL, relaunched at the end with the same data dir;
+//                  client: its tasks and lock are destroyed, a fresh workload at the end
+//   clock          clients only (through their NodeContext): jumps and drift
+//   leader-change  etcd's MoveLeader to another member
+//   compaction     a Compact call at the current (or the given) revision
+//   lease-drop     the client's keep-alives are dropped (KeepAliveDropper)
+// With --endpoints (someone else's cluster): pause, crash, clock and lease-drop on clients.
+// Not supported: delay, loss, duplicate, reorder, slow-revoke (and any fault on `resource`,
+// or a clock fault on a member): a whole class is refused up front; a spec that names a
+// target the backend cannot touch is recorded with "skipped" and the reason, as the
+// simulator records a leader-change it cannot make.
+//
+// Contract: begin()/end() apply one edge of a spec and record the `fault` event with the same
+// args as the simulator's injector ({"phase": "start"|"end", ...fault_to_json}). Overlapping
+// faults of one kind on one target nest (only the first start and the last end act).
+// Called from one thread (the runner's).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/real_client.h"
+#include "harness/real_history_log.h"
+#include "sim/faults.h"
+
+namespace lockstep {
+
+namespace real {
+class LocalCluster;
+class LinkProxy;
+}  // namespace real
+
+// The classes the real backend supports, in catalogue order.
+std::vector<std::string> real_fault_classes(bool local_cluster);
+// Empty, or a message naming the classes it does not support and listing those it does.
+std::string check_real_fault_classes(const std::set<std::string>& classes, bool local_cluster);
+
+struct RealFaultTargets {
+  real::LocalCluster* cluster = nullptr;  // null: an existing cluster (no member faults)
+  real::LinkProxy* proxy = nullptr;       // null: no partitions
+  std::map<std::string, RealClient*> clients;
+  std::vector<std::string> endpoints;     // direct, for compaction
+  std::string key_prefix;
+  Duration call_deadline = seconds(2);
+};
+
+class RealFaultInjector {
+ public:
+  RealFaultInjector(RealHistoryLog& log, RealFaultTargets targets);
+
+  void begin(const sim::FaultSpec& fault);
+  void end(const sim::FaultSpec& fault);
+
+  const std::map<std::string, int>& started() const { return started_; }
+  // Undoes every fault still in force (a run that is interrupted or failed), so the
+  // cluster can be stopped cleanly.
+  void heal_all();
+
+ private:
+  int member_index(const std::string& name) const;  // -1 when not a member
+  RealClient* client(const std::string& name) const;
+  // Applies the process fault edge to each target; returns the reasons targets were skipped.
+  std::vector<std::string> apply_process(const sim::FaultSpec& f, bool start);
+  std::vector<std::string> apply_partition(const sim::FaultSpec& f, bool start);
+  bool first_start(const std::string& key) { return ++active_[key] == 1; }
+  bool last_end(const std::string& key) { return --active_[key] == 0; }
+
+  RealHistoryLog& log_;
+  RealFaultTargets t_;
+  std::map<std::string, int> started_;
+  std::map<std::string, int> active_;
+  // What heal_all() must undo: pauses and crashes in force, blocked links, dropping clients.
+  std::multiset<std::pair<std::string, std::string>> blocked_links_;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,33 @@
+// RealRunConfig: a run of a lock algorithm against a real etcd: the same RunConfig the
+// simulator runs (algorithm, workload, fault schedule, checks), plus where the cluster comes
+// from. Times in the RunConfig are real times here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/run_config.h"
+#include "kv/time.h"
+
+namespace lockstep {
+
+struct RealBackendOptions {
+  // Empty: start a local cluster of run.etcd.members members (1 or 3) on 127.0.0.1.
+  // Otherwise "host:port" endpoints of an existing cluster; no member faults are possible.
+  std::vector<std::string> endpoints;
+  bool allow_remote = false;          // endpoints off this machine (lockstep writes keys)
+  std::string etcd_binary;            // local cluster: empty = "etcd" from PATH
+  std::string work_dir;               // local cluster: parent of its temporary directory
+  Duration call_deadline = seconds(2);  // each gRPC call's deadline (EtcdClientOptions)
+  // Unique per run when empty: "lockstep-run/<pid>-<time>-<seed>/". Every key of the run
+  // (locks, guarded data) lives under it.
+  std::string key_prefix;
+  Duration start_timeout = seconds(30);  // local cluster health at start
+};
+
+struct RealRunConfig {
+  RunConfig run;
+  RealBackendOptions backend;
+};
+
+}  // namespace lockstep

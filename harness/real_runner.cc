@@ -1,0 +1,251 @@
+#include "harness/real_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "harness/checks.h"
+#include "harness/real_client.h"
+#include "harness/real_cluster.h"
+#include "harness/real_faults.h"
+#include "harness/real_history_log.h"
+#include "harness/real_resource.h"
+#include "harness/real_truth_watcher.h"
+#include "real_etcd/etcd_kv_client.h"
+#include "real_etcd/event_loop.h"
+#include "real_etcd/prefixed_kv_client.h"
+
+namespace lockstep {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+std::string unique_prefix(const RealRunConfig& config) {
+  if (!config.backend.key_prefix.empty()) return config.backend.key_prefix;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  static std::atomic<int> counter{0};
+  return "lockstep-run/" + std::to_string(::getpid()) + "-" +
+         std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now).count()) + "-" +
+         std::to_string(counter++) + "-s" + std::to_string(config.run.seed) + "/";
+}
+
+bool has_partition(const RunConfig& c) {
+  return std::any_of(c.faults.begin(), c.faults.end(),
+                     [](const sim::FaultSpec& f) { return f.kind == "partition"; });
+}
+
+// One edge of the schedule: the start or end of fault `index`, at `at` after the clients'
+// start. Built in the simulator's order (start, end per fault) and stably sorted by time, so
+// simultaneous edges apply in the same order as there.
+struct Edge {
+  Duration at;
+  std::size_t index;
+  bool start;
+};
+
+std::vector<Edge> schedule_edges(const std::vector<sim::FaultSpec>& faults) {
+  std::vector<Edge> edges;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    edges.push_back({faults[i].start, i, true});
+    edges.push_back({faults[i].start + faults[i].duration, i, false});
+  }
+  std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+  return edges;
+}
+
+bool interrupted(const std::atomic<bool>* interrupt) { return interrupt && interrupt->load(); }
+
+Task<void> delete_prefix(KvClient* kv) {
+  DeleteRangeRequest d;
+  d.key = std::string(1, '\0');
+  d.range_end = std::string(1, '\0');
+  (void)co_await kv->delete_range(d);
+}
+
+// Best effort: an existing cluster is someone else's; leave no keys of the run behind.
+void remove_run_keys(const std::vector<std::string>& endpoints, const std::string& prefix,
+                     Duration call_deadline) {
+  real::EventLoop loop;
+  real::EtcdClientOptions options;
+  options.endpoints = endpoints;
+  options.call_deadline = call_deadline;
+  auto kv = real::EtcdKvClient::create(loop, options);
+  if (!kv) return;
+  {
+    real::PrefixedKvClient prefixed(*kv.value(), prefix);
+    loop.run(delete_prefix(&prefixed));
+  }
+  kv.value().reset();
+}
+
+}  // namespace
+
+std::string validate_real_run_config(const RealRunConfig& config) {
+  const bool local = config.backend.endpoints.empty();
+  if (local && config.run.etcd.members != 1 && config.run.etcd.members != 3)
+    return "a local etcd cluster has 1 or 3 members (--members)";
+  if (config.run.workload.clients < 1) return "clients must be at least 1";
+  std::set<std::string> classes = config.run.fault_classes;
+  for (const auto& f : config.run.faults) classes.insert(f.kind);
+  if (auto err = check_real_fault_classes(classes, local); !err.empty()) return err;
+  if (!find_algorithm(config.run.algorithm)) return "unknown algorithm \"" + config.run.algorithm + "\"";
+  return {};
+}
+
+RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* interrupt) {
+  RealRunOutcome out;
+  if (auto err = validate_real_run_config(config); !err.empty()) {
+    out.error = err;
+    return out;
+  }
+  const RunConfig& run = config.run;
+  const AlgorithmInfo* info = find_algorithm(run.algorithm);
+  const int clients_n = run.workload.clients;
+  out.key_prefix = unique_prefix(config);
+
+  auto opened = RealCluster::open(config.backend, run.etcd.members, clients_n, has_partition(run),
+                                  interrupt);
+  if (!opened) {
+    out.error = opened.error().message;
+    out.interrupted = interrupted(interrupt);
+    return out;
+  }
+  std::unique_ptr<RealCluster> cluster = std::move(opened.value());
+
+  RealHistoryLog log;
+  log.set_meta({{"seed", run.seed},
+                {"algorithm", run.algorithm},
+                {"backend", "etcd"},
+                {"cluster", cluster->local() ? "local" : "external"},
+                {"clients", clients_n},
+                {"members", cluster->members()},
+                {"key_prefix", escape_bytes(out.key_prefix)}});
+
+  auto start_revision =
+      RealTruthWatcher::current_revision(cluster->direct_endpoints(), config.backend.call_deadline);
+  if (!start_revision) {
+    out.error = "cannot read from etcd at " + cluster->direct_endpoints().front() + ": " +
+                start_revision.error().to_string();
+    return out;
+  }
+  RealTruthWatcher truth(cluster->direct_endpoints(), out.key_prefix, config.backend.call_deadline,
+                         log);
+  truth.start(start_revision.value() + 1);
+
+  RealResourceService resource(log, info->capabilities.fencing);
+  LockSetup lock_setup;
+  lock_setup.lock_name = run.lock_name;
+  lock_setup.options = run.algorithm_options;
+  std::vector<std::unique_ptr<RealClient>> clients;
+  for (int i = 0; i < clients_n; ++i) {
+    RealClientSetup s;
+    s.name = "client-" + std::to_string(i);
+    s.endpoints = cluster->client_endpoints(i);
+    s.key_prefix = out.key_prefix;
+    s.call_deadline = config.backend.call_deadline;
+    s.algorithm = info;
+    s.lock_setup = lock_setup;
+    s.workload = run.workload;
+    // Client rng streams as in the simulator: one per client, from the seed.
+    s.rng_seed = Rng(run.seed).fork("client").fork(static_cast<std::uint64_t>(i)).next_u64();
+    s.log = &log;
+    s.resource = &resource;
+    s.guarded_data_key = guarded_data_key(run);
+    auto c = std::make_unique<RealClient>(std::move(s));
+    if (auto ok = c->start(); !ok) {
+      out.error = "client-" + std::to_string(i) + ": " + ok.error().message;
+      return out;
+    }
+    clients.push_back(std::move(c));
+  }
+
+  RealFaultTargets targets;
+  targets.cluster = cluster->local_cluster();
+  targets.proxy = cluster->proxy();
+  for (auto& c : clients) targets.clients[c->name()] = c.get();
+  targets.endpoints = cluster->direct_endpoints();
+  targets.key_prefix = out.key_prefix;
+  targets.call_deadline = config.backend.call_deadline;
+  RealFaultInjector faults(log, targets);
+  const std::vector<Edge> edges = schedule_edges(run.faults);
+
+  Duration end_of_load = run.workload.duration;
+  for (const auto& f : run.faults)
+    end_of_load = std::max(end_of_load, f.start + f.duration + run.liveness_bound);
+
+  std::string client_failure;
+  auto check_clients = [&] {
+    for (auto& c : clients) {
+      if (auto e = c->failure()) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          client_failure = c->name() + " failed: " + ex.what();
+        } catch (...) {
+          client_failure = c->name() + " failed";
+        }
+        return false;
+      }
+    }
+    return true;
+  };
+
+  const auto t0 = SteadyClock::now();
+  std::size_t next_edge = 0;
+  // Faults at time 0 are in force before any client starts, as in the simulator (where they
+  // are scheduled before the clients' start event).
+  for (; next_edge < edges.size() && edges[next_edge].at <= Duration(0); ++next_edge) {
+    const Edge& e = edges[next_edge];
+    e.start ? faults.begin(run.faults[e.index]) : faults.end(run.faults[e.index]);
+  }
+  for (auto& c : clients) c->start_workload();
+  while (!interrupted(interrupt) && check_clients()) {
+    const Duration now = std::chrono::duration_cast<Duration>(SteadyClock::now() - t0);
+    while (next_edge < edges.size() && edges[next_edge].at <= now) {
+      const Edge& e = edges[next_edge++];
+      if (e.start) {
+        faults.begin(run.faults[e.index]);
+      } else {
+        faults.end(run.faults[e.index]);
+      }
+    }
+    if (now >= end_of_load && next_edge == edges.size()) break;
+    Duration wait = milliseconds(20);
+    if (next_edge < edges.size()) wait = std::min(wait, edges[next_edge].at - now);
+    std::this_thread::sleep_for(std::max(wait, Duration(0)));
+  }
+  // Whatever stopped the load: every fault ends, so clients can drain and members stop.
+  faults.heal_all();
+  for (auto& c : clients) c->request_stop();
+  const auto drain_end = SteadyClock::now() + run.workload.drain_timeout;
+  while (SteadyClock::now() < drain_end && !interrupted(interrupt)) {
+    bool busy = false;
+    for (auto& c : clients) busy = busy || !c->workload_done();
+    if (!busy) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const double seconds_run =
+      std::chrono::duration<double>(SteadyClock::now() - t0).count();
+  clients.clear();  // joins every client thread; their tasks die first
+  if (!truth.finish(seconds(5)))
+    log.trace("etcd", Duration(0), "truth watcher: did not catch up with the end of the run");
+  if (!cluster->local()) {
+    remove_run_keys(cluster->direct_endpoints(), out.key_prefix, config.backend.call_deadline);
+  }
+  cluster.reset();  // stops and removes a local cluster
+
+  out.interrupted = interrupted(interrupt);
+  if (!client_failure.empty()) {
+    out.error = client_failure;
+    return out;
+  }
+  out.result.history = log.take();
+  out.result.stats.simulated_seconds = seconds_run;  // real seconds here
+  out.result.checks = run_checks(run, out.result.history);
+  return out;
+}
+
+}  // namespace lockstep

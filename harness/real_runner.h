@@ -1,0 +1,40 @@
+// RealRunner: one run of a lock algorithm against a real etcd, from a RealRunConfig to a
+// recorded history and the checks' results (the same checks as the simulator's runs).
+//
+// Contract:
+//   - Starts (or connects to) the cluster, runs `clients` client processes (each its own
+//     thread, see RealClient) with the workload of the config under a key prefix unique to
+//     the run, applies the fault schedule at its real times (relative to the clients'
+//     start), records the history on one monotonic clock, then stops the clients, lets them
+//     drain, and judges the history with run_checks().
+//   - Load lasts workload.duration, and when there are faults until liveness_bound after the
+//     last one healed (as in the simulator).
+//   - Whatever happens (an error, an exception, an interrupt), every fault is healed and
+//     every process and directory the run started is stopped and removed before it returns.
+//   - Not deterministic: the same config gives a different history each time; only the
+//     verdicts are comparable.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "harness/real_run_config.h"
+#include "harness/sim_runner.h"
+
+namespace lockstep {
+
+struct RealRunOutcome {
+  RunResult result;     // valid when error is empty
+  std::string error;    // the run could not be made (no etcd, bad endpoint, ...)
+  bool interrupted = false;  // stopped early by `interrupt`; the result covers what ran
+  std::string key_prefix;
+};
+
+// Checks what the real backend needs beyond validate_run_config (members, fault classes,
+// endpoints); returns a message or empty.
+std::string validate_real_run_config(const RealRunConfig& config);
+
+// `interrupt` (may be null) is polled: once true the run stops early and cleans up.
+RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* interrupt);
+
+}  // namespace lockstep

@@ -1,0 +1,604 @@
+#include "harness/scenario.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/checks.h"
+#include "harness/json_layout.h"
+#include "harness/sim_runner.h"
+#include "kv/types.h"
+
+namespace lockstep {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr std::int64_t kOneDayMs = 86'400'000;
+constexpr std::int64_t kMinuteUs = 60'000'000;
+
+std::int64_t ms(Duration d) { return to_ms(d); }
+std::int64_t us(Duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+bool is_network_fault(const std::string& kind) {
+  return kind == "partition" || kind == "delay" || kind == "loss" || kind == "duplicate" ||
+         kind == "reorder";
+}
+
+// The fields a fault of each class has in a file: required ones, and optional ones (which
+// fault_to_json leaves out at their default). Anything else is refused, so that every parsed
+// fault is written back the same way.
+struct FaultFields {
+  std::vector<std::string> required;
+  std::vector<std::string> optional;
+};
+
+FaultFields fault_fields(const std::string& kind) {
+  FaultFields f;
+  f.required = {"kind", "start_ms", "duration_ms"};
+  if (is_network_fault(kind)) {
+    f.required.insert(f.required.end(), {"from", "to", "symmetric"});
+    if (kind == "loss" || kind == "duplicate") f.required.push_back("probability");
+    if (kind == "delay" || kind == "reorder") f.optional.push_back("amount_ms");
+  } else if (kind == "pause" || kind == "crash" || kind == "lease-drop") {
+    f.required.push_back("targets");
+  } else if (kind == "clock") {
+    f.required.insert(f.required.end(), {"targets", "rate_ppm", "clock"});
+    f.optional.push_back("amount_ms");
+  } else if (kind == "compaction") {
+    f.required.push_back("revision");
+  } else if (kind == "slow-revoke") {
+    f.optional.push_back("amount_ms");
+  }
+  return f;
+}
+
+// The first problem found while parsing. Thrown inside this file only (a parser reads better
+// without an error check after every field) and turned into a message at its boundary.
+struct BadField {
+  std::string path;
+  std::string message;
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// One JSON object of the file: typed getters that name the field's path on error, and a
+// check that no unknown field is left.
+class Fields {
+ public:
+  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) throw BadField{path_, "expected a JSON object"};
+  }
+
+  std::string path_of(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  bool has(const std::string& key) const { return j_.contains(key); }
+
+  const nlohmann::json& get(const std::string& key, const std::string& expected) {
+    seen_.insert(key);
+    if (!j_.contains(key)) throw BadField{path_of(key), "missing (expected " + expected + ")"};
+    return j_.at(key);
+  }
+
+  std::int64_t integer(const std::string& key, std::int64_t min,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
+    const std::string expected = "an integer >= " + std::to_string(min);
+    const auto& v = get(key, expected);
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() >
+                                       static_cast<std::uint64_t>(max)))
+      throw BadField{path_of(key), v.is_number_integer()
+                                       ? "expected an integer <= " + std::to_string(max)
+                                       : "expected " + expected};
+    const auto x = v.get<std::int64_t>();
+    if (x < min) throw BadField{path_of(key), "expected " + expected};
+    if (x > max) throw BadField{path_of(key), "expected an integer <= " + std::to_string(max)};
+    return x;
+  }
+
+  std::uint64_t unsigned64(const std::string& key) {
+    const auto& v = get(key, "an integer >= 0");
+    if (!v.is_number_unsigned())
+      throw BadField{path_of(key), "expected an integer between 0 and 18446744073709551615"};
+    return v.get<std::uint64_t>();
+  }
+
+  Duration millis(const std::string& key, std::int64_t min_ms, std::int64_t max_ms = kOneDayMs) {
+    return milliseconds(integer(key, min_ms, max_ms));
+  }
+  Duration micros(const std::string& key, std::int64_t min_us, std::int64_t max_us) {
+    return microseconds(integer(key, min_us, max_us));
+  }
+
+  bool boolean(const std::string& key) {
+    const auto& v = get(key, "true or false");
+    if (!v.is_boolean()) throw BadField{path_of(key), "expected true or false"};
+    return v.get<bool>();
+  }
+
+  std::string string(const std::string& key) {
+    const auto& v = get(key, "a string");
+    if (!v.is_string()) throw BadField{path_of(key), "expected a string"};
+    return v.get<std::string>();
+  }
+
+  // A list of distinct strings, each accepted by `valid` (which names the valid values).
+  std::vector<std::string> string_list(const std::string& key,
+                                       const std::function<bool(const std::string&)>& valid,
+                                       const std::string& valid_values) {
+    const auto& v = get(key, "a list of strings");
+    if (!v.is_array()) throw BadField{path_of(key), "expected a list of strings"};
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string at = path_of(key) + "[" + std::to_string(i) + "]";
+      if (!v[i].is_string()) throw BadField{at, "expected a string"};
+      const auto s = v[i].get<std::string>();
+      if (!valid(s)) throw BadField{at, "unknown value \"" + s + "\" (known: " + valid_values + ")"};
+      for (const auto& earlier : out)
+        if (earlier == s) throw BadField{at, "\"" + s + "\" is listed twice"};
+      out.push_back(s);
+    }
+    return out;
+  }
+
+  // Refuses fields that were never asked for: a typo must not be silently ignored.
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!seen_.count(it.key()))
+        throw BadField{path_of(it.key()),
+                       "unknown field (expected one of: " + join({seen_.begin(), seen_.end()}) +
+                           ")"};
+  }
+
+  void mark_optional(const std::string& key) { seen_.insert(key); }
+
+ private:
+  const nlohmann::json& j_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+// escape_bytes() reversed, strictly: "\\\\" and "\\xNN" only.
+std::optional<std::string> unescape_lock_name(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out.push_back('\\');
+      ++i;
+      continue;
+    }
+    if (i + 3 < text.size() && text[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(text[i + 2])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 3]))) {
+      out.push_back(static_cast<char>(std::stoi(text.substr(i + 2, 2), nullptr, 16)));
+      i += 3;
+      continue;
+    }
+    return std::nullopt;
+  }
+  return out;
+}
+
+void parse_etcd(Fields f, sim::EtcdConfig& e) {
+  e.members = static_cast<int>(f.integer("members", 1, 5));
+  if (e.members != 1 && e.members != 3 && e.members != 5)
+    throw BadField{f.path_of("members"), "expected 1, 3 or 5"};
+  e.heartbeat_interval = f.millis("heartbeat_interval_ms", 1);
+  e.election_timeout = f.millis("election_timeout_ms", 1);
+  if (e.election_timeout <= e.heartbeat_interval)
+    throw BadField{f.path_of("election_timeout_ms"),
+                   "expected more than etcd.heartbeat_interval_ms (" +
+                       std::to_string(ms(e.heartbeat_interval)) + ")"};
+  e.min_lease_ttl_seconds = f.integer("min_lease_ttl_seconds", 1, 86'400);
+  e.lease_check_interval = f.millis("lease_check_interval_ms", 1);
+  e.server_request_timeout = f.millis("server_request_timeout_ms", 1);
+  e.max_txn_ops = static_cast<int>(f.integer("max_txn_ops", 1, 1'000'000));
+  e.cluster_id = f.unsigned64("cluster_id");
+  e.lease_revoke_delay = f.millis("lease_revoke_delay_ms", 0);
+  f.finish();
+}
+
+void parse_network(Fields f, sim::LatencyConfig& n) {
+  n.one_way_base = f.micros("one_way_base_us", 0, kMinuteUs);
+  n.one_way_jitter = f.micros("one_way_jitter_us", 0, kMinuteUs);
+  f.finish();
+}
+
+void parse_workload(Fields f, WorkloadConfig& w) {
+  w.clients = static_cast<int>(f.integer("clients", 1, 256));
+  w.duration = f.millis("duration_ms", 1);
+  w.max_cycles_per_client = f.integer("max_cycles_per_client", 0);
+  w.critical_section = f.millis("critical_section_ms", 0);
+  w.think_time = f.millis("think_time_ms", 0);
+  w.acquire_timeout = f.millis("acquire_timeout_ms", 1);
+  w.try_retry_interval = f.millis("try_retry_interval_ms", 1);
+  w.drain_timeout = f.millis("drain_timeout_ms", 0);
+  w.request_timeout = f.millis("request_timeout_ms", 1);
+  w.shared_percent = f.integer("shared_percent", 0, 100);
+  w.reentrant_depth = f.integer("reentrant_depth", 0, 1000);
+  w.use_resource = f.boolean("use_resource");
+  f.finish();
+}
+
+void parse_algorithm(Fields f, RunConfig& c) {
+  c.algorithm = f.string("name");
+  const AlgorithmInfo* info = find_algorithm(c.algorithm);
+  if (!info) {
+    std::vector<std::string> names;
+    for (const auto& a : algorithm_catalogue()) names.push_back(a.name);
+    throw BadField{f.path_of("name"),
+                   "unknown algorithm \"" + c.algorithm + "\" (known: " + join(names) + ")"};
+  }
+  c.algorithm_options.clear();
+  const auto& options = f.get("options", "an object of integer options");
+  if (!options.is_object()) throw BadField{f.path_of("options"), "expected an object of integer options"};
+  for (auto it = options.begin(); it != options.end(); ++it) {
+    if (!it.value().is_number_integer() ||
+        (it.value().is_number_unsigned() &&
+         it.value().get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))
+      throw BadField{f.path_of("options") + "." + it.key(), "expected an integer"};
+    c.algorithm_options[it.key()] = it.value().get<std::int64_t>();
+  }
+  // Options left out take the algorithm's published defaults (resolve_options fills them in).
+  if (auto err = resolve_options(*info, c.algorithm_options))
+    throw BadField{f.path_of("options"), *err};
+  f.finish();
+}
+
+// The names of the processes a run has, which faults may name.
+std::set<std::string> process_names(const RunConfig& c) {
+  std::set<std::string> names;
+  for (int i = 0; i < c.etcd.members; ++i) names.insert("member-" + std::to_string(i));
+  for (int i = 0; i < c.workload.clients; ++i) names.insert("client-" + std::to_string(i));
+  names.insert("resource");  // the protected resource's service is always there
+  return names;
+}
+
+sim::FaultSpec parse_fault(const nlohmann::json& j, const std::string& path,
+                           const std::set<std::string>& processes) {
+  if (!j.is_object()) throw BadField{path, "expected a JSON object (a fault)"};
+  if (!j.contains("kind") || !j["kind"].is_string())
+    throw BadField{path + ".kind", "missing (expected a fault class name, see `lockstep list`)"};
+  const std::string kind = j["kind"].get<std::string>();
+  if (!sim::is_fault_class(kind)) {
+    std::vector<std::string> names;
+    for (const auto& c : sim::fault_catalogue()) names.push_back(c.name);
+    throw BadField{path + ".kind", "unknown fault class \"" + kind + "\" (known: " + join(names) + ")"};
+  }
+  const FaultFields fields = fault_fields(kind);
+  for (const auto& r : fields.required)
+    if (!j.contains(r)) throw BadField{path + "." + r, "missing (a " + kind + " fault needs it)"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const auto* list : {&fields.required, &fields.optional})
+      for (const auto& k : *list) known = known || k == it.key();
+    if (!known)
+      throw BadField{path + "." + it.key(),
+                     "not a field of a " + kind + " fault (its fields: " +
+                         join(fields.required) + (fields.optional.empty() ? "" : ", ") +
+                         join(fields.optional) + ")"};
+  }
+  sim::FaultSpec f;
+  if (auto err = sim::fault_from_json(j, f)) throw BadField{path, *err};
+  if (ms(f.start) + ms(f.duration) > kOneDayMs)
+    throw BadField{path, "start_ms + duration_ms: expected at most " + std::to_string(kOneDayMs) +
+                             " (one day)"};
+  if (ms(f.amount) > kOneDayMs || ms(f.amount) < -kOneDayMs)
+    throw BadField{path + ".amount_ms", "expected an integer between -86400000 and 86400000"};
+  for (const char* list_name : {"from", "to", "targets"}) {
+    const auto& list = std::string(list_name) == "from" ? f.from
+                       : std::string(list_name) == "to" ? f.to
+                                                        : f.targets;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (!processes.count(list[i]))
+        throw BadField{path + "." + list_name + "[" + std::to_string(i) + "]",
+                       "unknown process \"" + list[i] + "\" (known: " +
+                           join({processes.begin(), processes.end()}) + ")"};
+  }
+  if (is_network_fault(kind) && f.from.empty() && f.to.empty())
+    throw BadField{path, "a " + kind + " fault needs processes in \"from\" or \"to\""};
+  if (j.contains("targets") && f.targets.empty())
+    throw BadField{path + ".targets", "expected at least one process"};
+  if (kind == "lease-drop")
+    for (std::size_t i = 0; i < f.targets.size(); ++i)
+      if (f.targets[i].rfind("client-", 0) != 0)
+        throw BadField{path + ".targets[" + std::to_string(i) + "]",
+                       "lease-drop hits clients only, not \"" + f.targets[i] + "\""};
+  return f;
+}
+
+void parse_expect(Fields f, Scenario& s) {
+  s.config.expected_verdict.clear();
+  s.expected_history_hash.clear();
+  if (f.has("verdict")) {
+    s.config.expected_verdict = f.string("verdict");
+    if (s.config.expected_verdict != "ok" && s.config.expected_verdict != "violated")
+      throw BadField{f.path_of("verdict"), "expected \"ok\" or \"violated\""};
+  }
+  if (f.has("history_hash")) {
+    s.expected_history_hash = f.string("history_hash");
+    bool hex = s.expected_history_hash.size() == 16;
+    for (char ch : s.expected_history_hash) hex = hex && std::isxdigit(static_cast<unsigned char>(ch)) && !std::isupper(static_cast<unsigned char>(ch));
+    if (!hex) throw BadField{f.path_of("history_hash"), "expected 16 lower-case hex digits"};
+  }
+  f.finish();
+}
+
+void parse_scenario(const nlohmann::json& j, Scenario& s) {
+  Fields f(j, "");
+  const auto& format = f.get("format", "\"lockstep-scenario\"");
+  if (!format.is_string() || format.get<std::string>() != kScenarioFormat)
+    throw BadField{"format", "expected \"lockstep-scenario\""};
+  const std::int64_t version = f.integer("version", 1);
+  if (version != kScenarioVersion)
+    throw BadField{"version", "this lockstep reads version " + std::to_string(kScenarioVersion) +
+                                  ", the file is version " + std::to_string(version)};
+  s.description.clear();
+  if (f.has("description")) s.description = f.string("description");
+  if (f.has("expect")) {
+    parse_expect(Fields(f.get("expect", "an object"), "expect"), s);
+  } else {
+    s.config.expected_verdict.clear();
+    s.expected_history_hash.clear();
+  }
+  RunConfig& c = s.config;
+  c.seed = f.unsigned64("seed");
+  parse_algorithm(Fields(f.get("algorithm", "an object"), "algorithm"), c);
+  const auto lock_name = unescape_lock_name(f.string("lock_name"));
+  if (!lock_name || lock_name->empty())
+    throw BadField{"lock_name", "expected a non-empty key (bytes escaped as \\\\ and \\xNN)"};
+  c.lock_name = *lock_name;
+  parse_etcd(Fields(f.get("etcd", "an object"), "etcd"), c.etcd);
+  parse_network(Fields(f.get("network", "an object"), "network"), c.network);
+  parse_workload(Fields(f.get("workload", "an object"), "workload"), c.workload);
+  const auto& known_checks = known_check_names();
+  c.checks = f.string_list(
+      "checks",
+      [&](const std::string& n) {
+        return std::find(known_checks.begin(), known_checks.end(), n) != known_checks.end();
+      },
+      join(known_checks));
+  c.liveness_bound = f.millis("liveness_bound_ms", 1);
+  std::vector<std::string> class_names;
+  for (const auto& fc : sim::fault_catalogue()) class_names.push_back(fc.name);
+  const auto classes = f.string_list(
+      "fault_classes", [](const std::string& n) { return sim::is_fault_class(n); }, join(class_names));
+  c.fault_classes = {classes.begin(), classes.end()};
+  const auto& faults = f.get("faults", "a list of faults");
+  if (!faults.is_array()) throw BadField{"faults", "expected a list of faults"};
+  c.faults.clear();
+  const auto processes = process_names(c);
+  for (std::size_t i = 0; i < faults.size(); ++i)
+    c.faults.push_back(parse_fault(faults[i], "faults[" + std::to_string(i) + "]", processes));
+  f.finish();
+  // The runner's own validation, last: whatever it refuses must not reach run_simulation.
+  if (auto err = validate_run_config(c); !err.empty()) throw BadField{"", err};
+}
+
+ojson fault_ordered(const sim::FaultSpec& fault) {
+  // fault_to_json decides which fields a fault has; this only fixes a readable key order.
+  static const char* kOrder[] = {"kind",      "start_ms", "duration_ms", "targets",
+                                 "from",      "to",       "symmetric",   "probability",
+                                 "amount_ms", "rate_ppm", "clock",       "revision"};
+  const nlohmann::json j = sim::fault_to_json(fault);
+  ojson out = ojson::object();
+  for (const char* key : kOrder)
+    if (j.contains(key)) out[key] = ojson::parse(j[key].dump());
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!out.contains(it.key())) out[it.key()] = ojson::parse(it.value().dump());
+  return out;
+}
+
+ojson scenario_ordered(const Scenario& s) {
+  const RunConfig& c = s.config;
+  if (auto err = scenario_representable(c); !err.empty()) throw std::invalid_argument(err);
+  ojson j = ojson::object();
+  j["format"] = kScenarioFormat;
+  j["version"] = kScenarioVersion;
+  if (!s.description.empty()) j["description"] = s.description;
+  ojson expect = ojson::object();
+  if (!c.expected_verdict.empty()) expect["verdict"] = c.expected_verdict;
+  if (!s.expected_history_hash.empty()) expect["history_hash"] = s.expected_history_hash;
+  j["expect"] = expect;
+  j["seed"] = c.seed;
+  ojson options = ojson::object();
+  for (const auto& [name, value] : c.algorithm_options) options[name] = value;
+  j["algorithm"] = {{"name", c.algorithm}, {"options", options}};
+  j["lock_name"] = escape_bytes(c.lock_name);
+  j["etcd"] = {{"members", c.etcd.members},
+               {"heartbeat_interval_ms", ms(c.etcd.heartbeat_interval)},
+               {"election_timeout_ms", ms(c.etcd.election_timeout)},
+               {"min_lease_ttl_seconds", c.etcd.min_lease_ttl_seconds},
+               {"lease_check_interval_ms", ms(c.etcd.lease_check_interval)},
+               {"server_request_timeout_ms", ms(c.etcd.server_request_timeout)},
+               {"max_txn_ops", c.etcd.max_txn_ops},
+               {"cluster_id", c.etcd.cluster_id},
+               {"lease_revoke_delay_ms", ms(c.etcd.lease_revoke_delay)}};
+  j["network"] = {{"one_way_base_us", us(c.network.one_way_base)},
+                  {"one_way_jitter_us", us(c.network.one_way_jitter)}};
+  const auto& w = c.workload;
+  j["workload"] = {{"clients", w.clients},
+                   {"duration_ms", ms(w.duration)},
+                   {"max_cycles_per_client", w.max_cycles_per_client},
+                   {"critical_section_ms", ms(w.critical_section)},
+                   {"think_time_ms", ms(w.think_time)},
+                   {"acquire_timeout_ms", ms(w.acquire_timeout)},
+                   {"try_retry_interval_ms", ms(w.try_retry_interval)},
+                   {"drain_timeout_ms", ms(w.drain_timeout)},
+                   {"request_timeout_ms", ms(w.request_timeout)},
+                   {"shared_percent", w.shared_percent},
+                   {"reentrant_depth", w.reentrant_depth},
+                   {"use_resource", w.use_resource}};
+  j["checks"] = c.checks;
+  j["liveness_bound_ms"] = ms(c.liveness_bound);
+  j["fault_classes"] = c.fault_classes;
+  j["faults"] = ojson::array();
+  for (const auto& f : c.faults) j["faults"].push_back(fault_ordered(f));
+  return j;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_check_names() { return all_check_names(); }
+
+std::string scenario_representable(const RunConfig& c) {
+  auto whole_ms = [](Duration d) { return d % milliseconds(1) == Duration(0); };
+  auto whole_us = [](Duration d) { return d % microseconds(1) == Duration(0); };
+  const auto& w = c.workload;
+  const std::pair<const char*, Duration> ms_fields[] = {
+      {"etcd.heartbeat_interval", c.etcd.heartbeat_interval},
+      {"etcd.election_timeout", c.etcd.election_timeout},
+      {"etcd.lease_check_interval", c.etcd.lease_check_interval},
+      {"etcd.server_request_timeout", c.etcd.server_request_timeout},
+      {"etcd.lease_revoke_delay", c.etcd.lease_revoke_delay},
+      {"workload.duration", w.duration},
+      {"workload.critical_section", w.critical_section},
+      {"workload.think_time", w.think_time},
+      {"workload.acquire_timeout", w.acquire_timeout},
+      {"workload.try_retry_interval", w.try_retry_interval},
+      {"workload.drain_timeout", w.drain_timeout},
+      {"workload.request_timeout", w.request_timeout},
+      {"liveness_bound", c.liveness_bound}};
+  for (const auto& [name, d] : ms_fields)
+    if (!whole_ms(d)) return std::string(name) + " is not a whole number of milliseconds";
+  if (!whole_us(c.network.one_way_base) || !whole_us(c.network.one_way_jitter))
+    return "network latencies are not whole microseconds";
+  for (std::size_t i = 0; i < c.faults.size(); ++i) {
+    const auto& f = c.faults[i];
+    if (!whole_ms(f.start) || !whole_ms(f.duration) || !whole_ms(f.amount))
+      return "fault " + std::to_string(i) + " has times that are not whole milliseconds";
+  }
+  return {};
+}
+
+std::string run_config_difference(const RunConfig& a, const RunConfig& b) {
+  const auto& ea = a.etcd;
+  const auto& eb = b.etcd;
+  const auto& wa = a.workload;
+  const auto& wb = b.workload;
+  const std::pair<const char*, bool> same[] = {
+      {"seed", a.seed == b.seed},
+      {"algorithm.name", a.algorithm == b.algorithm},
+      {"algorithm.options", a.algorithm_options == b.algorithm_options},
+      {"lock_name", a.lock_name == b.lock_name},
+      {"etcd.members", ea.members == eb.members},
+      {"etcd.heartbeat_interval_ms", ea.heartbeat_interval == eb.heartbeat_interval},
+      {"etcd.election_timeout_ms", ea.election_timeout == eb.election_timeout},
+      {"etcd.min_lease_ttl_seconds", ea.min_lease_ttl_seconds == eb.min_lease_ttl_seconds},
+      {"etcd.lease_check_interval_ms", ea.lease_check_interval == eb.lease_check_interval},
+      {"etcd.server_request_timeout_ms", ea.server_request_timeout == eb.server_request_timeout},
+      {"etcd.max_txn_ops", ea.max_txn_ops == eb.max_txn_ops},
+      {"etcd.cluster_id", ea.cluster_id == eb.cluster_id},
+      {"etcd.lease_revoke_delay_ms", ea.lease_revoke_delay == eb.lease_revoke_delay},
+      {"network.one_way_base_us", a.network.one_way_base == b.network.one_way_base},
+      {"network.one_way_jitter_us", a.network.one_way_jitter == b.network.one_way_jitter},
+      {"workload.clients", wa.clients == wb.clients},
+      {"workload.duration_ms", wa.duration == wb.duration},
+      {"workload.max_cycles_per_client", wa.max_cycles_per_client == wb.max_cycles_per_client},
+      {"workload.critical_section_ms", wa.critical_section == wb.critical_section},
+      {"workload.think_time_ms", wa.think_time == wb.think_time},
+      {"workload.acquire_timeout_ms", wa.acquire_timeout == wb.acquire_timeout},
+      {"workload.try_retry_interval_ms", wa.try_retry_interval == wb.try_retry_interval},
+      {"workload.drain_timeout_ms", wa.drain_timeout == wb.drain_timeout},
+      {"workload.request_timeout_ms", wa.request_timeout == wb.request_timeout},
+      {"workload.shared_percent", wa.shared_percent == wb.shared_percent},
+      {"workload.reentrant_depth", wa.reentrant_depth == wb.reentrant_depth},
+      {"workload.use_resource", wa.use_resource == wb.use_resource},
+      {"checks", a.checks == b.checks},
+      {"liveness_bound_ms", a.liveness_bound == b.liveness_bound},
+      {"fault_classes", a.fault_classes == b.fault_classes},
+      {"expect.verdict", a.expected_verdict == b.expected_verdict},
+  };
+  for (const auto& [path, equal] : same)
+    if (!equal) return path;
+  if (a.faults.size() != b.faults.size()) return "faults";
+  for (std::size_t i = 0; i < a.faults.size(); ++i)
+    if (!(a.faults[i] == b.faults[i])) return "faults[" + std::to_string(i) + "]";
+  return {};
+}
+
+nlohmann::json scenario_to_json(const Scenario& scenario) {
+  return nlohmann::json::parse(scenario_ordered(scenario).dump());
+}
+
+std::string scenario_to_text(const Scenario& scenario) {
+  return readable_json_text(scenario_ordered(scenario));
+}
+
+nlohmann::json run_config_to_json(const RunConfig& config) {
+  Scenario s;
+  s.config = config;
+  return scenario_to_json(s);
+}
+
+std::string scenario_from_json(const nlohmann::json& j, const std::string& source, Scenario& out) {
+  try {
+    parse_scenario(j, out);
+    return {};
+  } catch (const BadField& e) {
+    return source + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message;
+  }
+}
+
+std::string run_config_from_json(const nlohmann::json& j, const std::string& source,
+                                 RunConfig& out) {
+  Scenario s;
+  auto err = scenario_from_json(j, source, s);
+  if (err.empty()) out = std::move(s.config);
+  return err;
+}
+
+std::string load_scenario_file(const std::filesystem::path& path, Scenario& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return path.string() + ": cannot read the file";
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    return path.string() + ": not valid JSON: " + what;
+  }
+  return scenario_from_json(j, path.string(), out);
+}
+
+std::string save_scenario_file(const std::filesystem::path& path, const Scenario& scenario,
+                               bool overwrite) {
+  if (!overwrite && std::filesystem::exists(path))
+    return path.string() + " already exists; choose another name or pass --force to overwrite";
+  if (auto err = scenario_representable(scenario.config); !err.empty())
+    return path.string() + ": cannot be written exactly: " + err;
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return "cannot create directory " + path.parent_path().string() + ": " + ec.message();
+  const auto tmp = std::filesystem::path(path.string() + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot write " + tmp.string();
+    out << scenario_to_text(scenario);
+    if (!out.flush()) return "cannot write " + tmp.string();
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return "cannot write " + path.string() + ": " + ec.message();
+  return {};
+}
+
+}  // namespace lockstep

@@ -1,0 +1,279 @@
+#include "harness/scenario.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/replay.h"
+#include "harness/run_files.h"
+#include "harness/run_request.h"
+
+namespace lockstep {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh, empty directory under the system temp dir, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) {
+    path = fs::temp_directory_path() / ("lockstep-scenario-test-" + name);
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+RunConfig expanded(const std::string& algorithm, std::uint64_t seed, const std::string& faults) {
+  RunRequest r;
+  r.algorithm = algorithm;
+  r.seed = seed;
+  r.clients = 4;
+  r.duration = seconds(10);
+  r.faults = faults;
+  RunConfig c;
+  REQUIRE(expand_run_request(r, c).empty());
+  return c;
+}
+
+// A short config every field of which differs from its default.
+RunConfig unusual_config() {
+  RunConfig c = expanded("txn-try-lock", 0xfedcba9876543210ULL, "all");
+  c.algorithm_options["lease_ttl_seconds"] = 3;
+  c.lock_name = std::string("/locks/\x01odd\\name\xff", 17);
+  c.etcd.members = 5;
+  c.etcd.heartbeat_interval = milliseconds(50);
+  c.etcd.election_timeout = milliseconds(700);
+  c.etcd.min_lease_ttl_seconds = 1;
+  c.etcd.lease_check_interval = milliseconds(250);
+  c.etcd.server_request_timeout = seconds(3);
+  c.etcd.max_txn_ops = 64;
+  c.etcd.cluster_id = 0xffffffffffffffffULL;
+  c.etcd.lease_revoke_delay = milliseconds(10);
+  c.network.one_way_base = microseconds(1234);
+  c.network.one_way_jitter = microseconds(7);
+  c.workload.clients = 4;
+  c.workload.max_cycles_per_client = 3;
+  c.workload.critical_section = milliseconds(1);
+  c.workload.think_time = milliseconds(0);
+  c.workload.acquire_timeout = milliseconds(2500);
+  c.workload.try_retry_interval = milliseconds(33);
+  c.workload.drain_timeout = milliseconds(4000);
+  c.workload.request_timeout = milliseconds(900);
+  c.workload.shared_percent = 10;
+  c.workload.reentrant_depth = 3;
+  c.workload.use_resource = false;
+  c.checks = {"liveness", "mutex"};
+  c.liveness_bound = milliseconds(12345);
+  c.expected_verdict = "violated";
+  return c;
+}
+
+nlohmann::json valid_json() { return run_config_to_json(expanded("etcd-mutex", 7, "pause,partition")); }
+
+// The error for a scenario that is valid_json() changed by `edit`.
+std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = valid_json();
+  edit(j);
+  RunConfig out;
+  return run_config_from_json(j, "scenario.json", out);
+}
+
+TEST_CASE("every field of a run config survives the scenario format exactly") {
+  const RunConfig original = unusual_config();
+  REQUIRE(!original.faults.empty());
+  RunConfig parsed;
+  REQUIRE(run_config_from_json(run_config_to_json(original), "x", parsed) == "");
+  REQUIRE(run_config_difference(original, parsed) == "");
+  // And the text form: writing the parsed config again gives the same JSON.
+  REQUIRE(run_config_to_json(parsed) == run_config_to_json(original));
+}
+
+TEST_CASE("run_config_difference names the first field that differs") {
+  RunConfig a = unusual_config();
+  RunConfig b = a;
+  REQUIRE(run_config_difference(a, b) == "");
+  b.workload.reentrant_depth = 4;
+  REQUIRE(run_config_difference(a, b) == "workload.reentrant_depth");
+  b = a;
+  b.faults[1].duration += milliseconds(1);
+  REQUIRE(run_config_difference(a, b) == "faults[1]");
+}
+
+// Adding a field to these structs without adding it to the scenario format would silently
+// lose it in every scenario file; their sizes catch that.
+TEST_CASE("the scenario format knows every field of RunConfig") {
+  INFO("a field was added: add it to harness/scenario.cc (writer, parser, "
+       "run_config_difference), docs/scenario-format.md and docs/scenario.schema.json, and to "
+       "unusual_config() here; then update the size");
+  CHECK(sizeof(WorkloadConfig) == 96);
+  CHECK(sizeof(sim::EtcdConfig) == 72);
+  CHECK(sizeof(sim::LatencyConfig) == 16);
+  CHECK(sizeof(sim::FaultSpec) == 192);
+  CHECK(sizeof(RunConfig) == 440);
+}
+
+TEST_CASE("bad fields are refused with one message naming the JSON path") {
+  using J = nlohmann::json;
+  struct Case {
+    std::function<void(J&)> edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](J& j) { j["workload"]["clients"] = 0; },
+       "scenario.json: workload.clients: expected an integer >= 1"},
+      {[](J& j) { j["workload"]["clients"] = "3"; },
+       "scenario.json: workload.clients: expected an integer >= 1"},
+      {[](J& j) { j["workload"]["duration_ms"] = 1.5; },
+       "scenario.json: workload.duration_ms: expected an integer >= 1"},
+      {[](J& j) { j["workload"]["shared_percent"] = 101; },
+       "scenario.json: workload.shared_percent: expected an integer <= 100"},
+      {[](J& j) { j.erase("seed"); },
+       "scenario.json: seed: missing (expected an integer >= 0)"},
+      {[](J& j) { j["seed"] = -1; },
+       "scenario.json: seed: expected an integer between 0 and 18446744073709551615"},
+      {[](J& j) { j["format"] = "lockstep-history"; },
+       "scenario.json: format: expected \"lockstep-scenario\""},
+      {[](J& j) { j["version"] = 2; },
+       "scenario.json: version: this lockstep reads version 1, the file is version 2"},
+      {[](J& j) { j["etcd"]["members"] = 2; }, "scenario.json: etcd.members: expected 1, 3 or 5"},
+      {[](J& j) { j["etcd"]["colour"] = "red"; },
+       "scenario.json: etcd.colour: unknown field (expected one of: cluster_id, "
+       "election_timeout_ms, heartbeat_interval_ms, lease_check_interval_ms, "
+       "lease_revoke_delay_ms, max_txn_ops, members, min_lease_ttl_seconds, "
+       "server_request_timeout_ms)"},
+      {[](J& j) { j["algorithm"]["name"] = "nope"; },
+       "scenario.json: algorithm.name: unknown algorithm \"nope\""},
+      {[](J& j) { j["algorithm"]["options"]["ttl"] = 5; },
+       "scenario.json: algorithm.options: algorithm \"etcd-mutex\" has no option \"ttl\""},
+      {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = "5"; },
+       "scenario.json: algorithm.options.lease_ttl_seconds: expected an integer"},
+      {[](J& j) { j["checks"] = {"mutex", "speed"}; },
+       "scenario.json: checks[1]: unknown value \"speed\""},
+      {[](J& j) { j["checks"] = {"mutex", "mutex"}; },
+       "scenario.json: checks[1]: \"mutex\" is listed twice"},
+      {[](J& j) { j["lock_name"] = "bad\\q"; }, "scenario.json: lock_name: expected a non-empty key"},
+      {[](J& j) { j["expect"] = {{"verdict", "fine"}}; },
+       "scenario.json: expect.verdict: expected \"ok\" or \"violated\""},
+      {[](J& j) { j["faults"] = {{{"kind", "pause"}, {"start_ms", 5}, {"duration_ms", 10}}}; },
+       "scenario.json: faults[0].targets: missing (a pause fault needs it)"},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "pause"}, {"start_ms", 5}, {"duration_ms", 10},
+                         {"targets", {"client-9"}}}};
+       },
+       "scenario.json: faults[0].targets[0]: unknown process \"client-9\""},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "pause"}, {"start_ms", 5}, {"duration_ms", 10},
+                         {"targets", {"client-0"}}, {"probability", 0.5}}};
+       },
+       "scenario.json: faults[0].probability: not a field of a pause fault"},
+      {[](J& j) { j["faults"] = {{{"kind", "meteor"}, {"start_ms", 5}, {"duration_ms", 10}}}; },
+       "scenario.json: faults[0].kind: unknown fault class \"meteor\""},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "lease-drop"}, {"start_ms", 5}, {"duration_ms", 10},
+                         {"targets", {"member-0"}}}};
+       },
+       "scenario.json: faults[0].targets[0]: lease-drop hits clients only"},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "crash"}, {"start_ms", 86'400'000}, {"duration_ms", 10},
+                         {"targets", {"client-0"}}}};
+       },
+       "scenario.json: faults[0]: start_ms + duration_ms: expected at most 86400000"},
+  };
+  for (const auto& c : cases) {
+    const std::string err = error_after(c.edit);
+    INFO(err);
+    CHECK(err.rfind(c.message, 0) == 0);
+    CHECK(err.find('\n') == std::string::npos);
+  }
+  REQUIRE(error_after([](J&) {}) == "");
+}
+
+TEST_CASE("a scenario file is written readably - refuses to overwrite - and reads back") {
+  TempDir dir("file");
+  Scenario s;
+  s.config = unusual_config();
+  s.description = "pause the holder past its lease";
+  s.expected_history_hash = "0123456789abcdef";
+  const auto path = dir.path / "s.json";
+  REQUIRE(save_scenario_file(path, s, false) == "");
+  REQUIRE(save_scenario_file(path, s, false).find("already exists") != std::string::npos);
+  Scenario back;
+  REQUIRE(load_scenario_file(path, back) == "");
+  REQUIRE(back.description == s.description);
+  REQUIRE(back.expected_history_hash == s.expected_history_hash);
+  REQUIRE(run_config_difference(back.config, s.config) == "");
+  // One fault per line.
+  std::ifstream in(path);
+  std::string line;
+  int fault_lines = 0;
+  while (std::getline(in, line)) fault_lines += line.find("{\"kind\": ") != std::string::npos;
+  REQUIRE(fault_lines == static_cast<int>(s.config.faults.size()));
+}
+
+TEST_CASE("unreadable and malformed files get a message naming the file") {
+  TempDir dir("bad");
+  Scenario s;
+  REQUIRE(load_scenario_file(dir.path / "missing.json", s).find("missing.json: cannot read") !=
+          std::string::npos);
+  std::ofstream(dir.path / "broken.json") << "{\"format\": \"lockstep-scenario\",\n  \"seed\": }";
+  const std::string err = load_scenario_file(dir.path / "broken.json", s);
+  INFO(err);
+  REQUIRE(err.find("broken.json: not valid JSON: parse error at line 2") != std::string::npos);
+}
+
+TEST_CASE("a run directory's scenario replays to the same history and verdict") {
+  TempDir dir("run");
+  RunConfig c = expanded("txn-try-lock", 3, "pause");
+  c.workload.clients = 3;
+  c.workload.duration = seconds(5);
+  c.liveness_bound = seconds(5);
+  const RunResult first = run_simulation(c);
+  REQUIRE(write_run_directory(dir.path, c, first, false) == "");
+  REQUIRE(write_run_directory(dir.path, c, first, false).find("already exists") != std::string::npos);
+
+  Scenario s;
+  REQUIRE(load_scenario_file(dir.path / "scenario.json", s) == "");
+  REQUIRE(s.config.expected_verdict == run_verdict(first));
+  REQUIRE(s.expected_history_hash == hash_hex(history_hash(first.history)));
+  for (int i = 0; i < 2; ++i) {
+    const ReplayOutcome again = replay_scenario(s);
+    INFO((again.mismatches.empty() ? std::string() : again.mismatches[0]));
+    REQUIRE(again.as_expected());
+    REQUIRE(again.history_hash == s.expected_history_hash);
+  }
+  std::ifstream verdict_in(dir.path / "verdict.json");
+  const auto verdict = nlohmann::json::parse(verdict_in);
+  REQUIRE(verdict["replay"] == "lockstep replay " + (dir.path / "scenario.json").string());
+}
+
+TEST_CASE("a replay that gives another verdict says what differs") {
+  Scenario s;
+  s.config = expanded("naive-get-put", 1, "none");
+  s.config.workload.duration = seconds(5);
+  s.config.checks = {"mutex"};
+  s.config.expected_verdict = "ok";  // naive-get-put races with no fault at all
+  s.expected_history_hash = "0000000000000000";
+  const ReplayOutcome outcome = replay_scenario(s);
+  REQUIRE(outcome.verdict == "violated");
+  REQUIRE(outcome.mismatches.size() == 2);
+  REQUIRE(outcome.mismatches[0].rfind("expected verdict ok, got violated (mutex violated", 0) == 0);
+  REQUIRE(outcome.mismatches[1].rfind("expected history hash 0000000000000000, got ", 0) == 0);
+  const auto verdict = verdict_to_json(s, outcome.result, "r");
+  REQUIRE(verdict["as_expected"] == false);
+  REQUIRE(verdict["expected"]["verdict"] == "ok");
+}
+
+TEST_CASE("a config with times finer than the format's units is refused - not rounded") {
+  RunConfig c = expanded("etcd-mutex", 1, "none");
+  c.workload.think_time = microseconds(1500);
+  REQUIRE(scenario_representable(c) == "workload.think_time is not a whole number of milliseconds");
+  REQUIRE_THROWS_AS(run_config_to_json(c), std::invalid_argument);
+  TempDir dir("fine");
+  REQUIRE(save_scenario_file(dir.path / "x.json", Scenario{c, "", ""}, false)
+              .find("cannot be written exactly") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockstep

@@ -1,0 +1,119 @@
+#include "reports/explain.h"
+
+#include <cctype>
+
+#include "reports/explain_parts.h"
+#include "reports/report_text.h"
+#include "reports/violation_focus.h"
+
+namespace lockstep {
+
+namespace reports {
+
+std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback) {
+  if (!j.is_object() || !j.contains(field)) return fallback;
+  const auto& v = j[field];
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_unsigned()) return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  return fallback;
+}
+
+std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < faults.size() && i < max_count; ++i)
+    parts.push_back(describe_fault(*faults[i]) + " " + fault_span(*faults[i]));
+  if (faults.size() > max_count)
+    parts.push_back(std::to_string(faults.size() - max_count) + " more faults");
+  return join_words(parts);
+}
+
+std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) {
+  const HistoryEvent* done = facts.completion_of(invoke.index);
+  const std::string at = " at " + format_seconds(invoke.true_ns);
+  const std::int64_t token = int_of(invoke.args, "token", -1);
+  const std::string with_token = token >= 0 ? " (token " + std::to_string(token) + ")" : "";
+  if (invoke.op == "write" || invoke.op == "read") {
+    std::string s = invoke.op == "write"
+                        ? "wrote " + (invoke.args.contains("value") ? invoke.args["value"].dump() + " " : "") +
+                              "to the resource" + at + with_token
+                        : "read the resource" + at + with_token;
+    const HistoryEvent* effect = facts.resource_effect(invoke.index);
+    if (effect == nullptr) return s + ", which never reached the resource";
+    if (effect->args.value("accepted", false))
+      return s + ", which the resource accepted at " + format_seconds(effect->true_ns);
+    return s + ", which the resource rejected" +
+           (effect->args.contains("reason") ? " (" + effect->args.value("reason", "") + ")" : "");
+  }
+  std::string s = invoke.op == "release" ? "released the lock" + at
+                  : invoke.op == "acquire" ? "asked for the lock again" + at
+                                           : "invoked " + invoke.op + at;
+  if (done == nullptr) return s + " (never answered)";
+  if (done->kind == EventKind::fail || done->kind == EventKind::info)
+    return s + " (" + (done->kind == EventKind::info ? "indeterminate: " : "failed: ") +
+           done->result.value("error", std::string(event_kind_name(done->kind))) + ")";
+  return s;
+}
+
+namespace {
+
+// Any check: its summary, and what its witness points at.
+std::vector<std::string> explain_generic(const RunFacts& facts, const nlohmann::json& check,
+                                         const ViolationFocus& focus) {
+  std::vector<std::string> out;
+  std::string summary = check.value("summary", "");
+  if (!summary.empty()) {
+    summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+    if (summary.back() != '.') summary += '.';
+    out.push_back(summary);
+  }
+  if (focus.located) {
+    std::string s = "The witness points at " +
+                    (focus.context_start_ns == focus.context_end_ns
+                         ? format_seconds(focus.context_start_ns)
+                         : "the span from " + format_seconds(focus.context_start_ns) + " to " +
+                               format_seconds(focus.context_end_ns));
+    if (!focus.processes.empty()) s += " and names " + join_words(focus.processes);
+    out.push_back(s + ".");
+    for (const auto& p : focus.processes) {
+      auto hit = facts.faults_hitting(p, focus.context_start_ns, focus.context_end_ns);
+      if (!hit.empty()) out.push_back("In that span " + fault_clauses(hit) + ".");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+}  // namespace reports
+
+std::vector<CheckExplanation> explain_checks(const History& history, const nlohmann::json& verdict) {
+  std::vector<CheckExplanation> out;
+  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array()) return out;
+  const reports::RunFacts facts(history);
+  const auto foci = reports::violation_foci(history, verdict);
+  std::size_t focus_index = 0;
+  for (const auto& check : verdict["checks"]) {
+    if (!check.is_object() || check.value("status", "") != "violated") continue;
+    CheckExplanation x;
+    x.check = check.value("name", "");
+    if (x.check == "mutex") x.sentences = reports::explain_mutex(facts, check);
+    if (x.check == "resource") x.sentences = reports::explain_resource(facts, check);
+    if (x.check == "liveness") x.sentences = reports::explain_liveness(facts, check);
+    if (x.sentences.empty()) x.sentences = reports::explain_generic(facts, check, foci[focus_index]);
+    ++focus_index;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::string explain_violation(const History& history, const nlohmann::json& verdict) {
+  std::string text;
+  for (const auto& x : explain_checks(history, verdict)) {
+    text += x.check + ":";
+    for (const auto& s : x.sentences) text += " " + s;
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace lockstep

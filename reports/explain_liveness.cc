@@ -1,0 +1,78 @@
+// The liveness check's explanation: its finding, when the faults healed, and what still held
+// the lock (in the clients' beliefs and in etcd) when the history ended.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "reports/explain_parts.h"
+#include "reports/report_text.h"
+
+namespace lockstep::reports {
+
+std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
+  std::vector<std::string> out;
+  std::string summary = check.value("summary", "");
+  if (summary.empty()) return {};
+  summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  out.push_back(summary + (summary.back() == '.' ? "" : "."));
+
+  const FaultBand* last = nullptr;
+  for (const auto& f : facts.faults())
+    if (last == nullptr || (f.open_end ? facts.end_ns() : f.end_ns) >= (last->open_end ? facts.end_ns() : last->end_ns))
+      last = &f;
+  if (last != nullptr)
+    out.push_back("The last fault to heal: " + describe_fault(*last) + " " + fault_span(*last) + ".");
+
+  // How the acquires after healing ended says what kept the lock from being granted.
+  std::int64_t healed_ns = int_of(check.value("witness", nlohmann::json::object()), "heal_ns", -1);
+  if (healed_ns < 0) healed_ns = int_of(check.value("figures", nlohmann::json::object()), "healed_at_ns", -1);
+  if (healed_ns >= 0) {
+    std::map<std::string, std::int64_t> outcomes;
+    std::int64_t tried = 0;
+    for (const auto& e : facts.history().events) {
+      if (e.true_ns < healed_ns || e.kind != EventKind::invoke || e.op != "acquire") continue;
+      ++tried;
+      const HistoryEvent* done = facts.completion_of(e.index);
+      outcomes[done == nullptr ? "never answered"
+               : done->kind == EventKind::ok ? "ok"
+                                             : done->result.value("error", std::string(event_kind_name(done->kind)))]++;
+    }
+    std::vector<std::pair<std::int64_t, std::string>> ranked;
+    for (const auto& [name, n] : outcomes) ranked.push_back({-n, name});
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < ranked.size() && i < 4; ++i)
+      parts.push_back(std::to_string(-ranked[i].first) + " " + ranked[i].second);
+    if (tried > 0)
+      out.push_back("After " + format_seconds(healed_ns) + ", " +
+                    (tried == 1 ? std::string("1 acquire was") : std::to_string(tried) + " acquires were") +
+                    " invoked; they ended: " + join_words(parts) + ".");
+  }
+
+  const LeaderTerm* last_term = nullptr;
+  for (const auto& t : facts.truth().leaders)
+    if (t.end_ns == kStillOpen) last_term = &t;
+  if (!facts.truth().leaders.empty())
+    out.push_back(last_term ? "When the history ended " + last_term->member + " led the cluster (term " +
+                                  std::to_string(last_term->term) + ")."
+                            : std::string("When the history ended no member was leader."));
+
+  for (const auto& h : facts.holdings())
+    if (h.end_ns == kStillOpen)
+      out.push_back(h.process + " still believed it held the lock when the history ended (since " +
+                    format_seconds(h.start_ns) + ").");
+  for (const auto& k : facts.truth().keys) {
+    if (k.end_ns != kStillOpen) continue;
+    std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
+                    ") created at " + format_seconds(k.start_ns) +
+                    (k.owner.empty() ? "" : " for " + k.owner) + " still existed when the history ended";
+    if (!k.owner.empty())
+      for (const FaultBand* f : facts.faults_hitting(k.owner, k.start_ns, facts.end_ns()))
+        if (f->kind == "crash") s += "; " + k.owner + " had crashed at " + format_seconds(f->start_ns);
+    if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
+    out.push_back(s + ".");
+  }
+  return out;
+}
+
+}  // namespace lockstep::reports

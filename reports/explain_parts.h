@@ -1,0 +1,30 @@
+// The per-check explainers behind explain_checks (reports/explain.h). Internal to reports/.
+//
+// Each takes the check's witness (an object, possibly empty) and returns full sentences; an
+// empty result means the witness did not have the expected shape, and the caller falls back
+// to the generic explanation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/run_facts.h"
+
+namespace lockstep::reports {
+
+std::vector<std::string> explain_mutex(const RunFacts& facts, const nlohmann::json& check);
+std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann::json& check);
+std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann::json& check);
+
+// Shared phrasing.
+// "the faults: client-4 was paused from 6.995 s to 20.349 s and ..." without the lead-in.
+std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count = 4);
+// What a client's operation did, as a predicate: "wrote 17 to the resource at 6.827 s
+// (token 34), which the resource accepted", "released the lock at 20.349 s".
+std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke);
+// A json integer field, or `fallback`.
+std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
+
+}  // namespace lockstep::reports

@@ -1,0 +1,195 @@
+// The plain-sentence explanation, on small hand-built histories whose story is known.
+#include <catch2/catch.hpp>
+
+#include "checker/liveness_checker.h"
+#include "checker/mutex_checker.h"
+#include "checker/resource_checker.h"
+#include "reports/explain.h"
+#include "reports/fault_bands.h"
+#include "reports/lock_truth.h"
+#include "reports/report_test_support.h"
+
+namespace lockstep {
+namespace {
+
+using reports_test::HistoryBuilder;
+using reports_test::ms;
+using reports_test::verdict_of;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST_CASE("the explanation of a paused holder says who - when - why and what it did next") {
+  const History h = reports_test::paused_holder_history();
+  const CheckResult mutex = check_mutual_exclusion(h);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto explanations = explain_checks(h, verdict_of({mutex}, h));
+  REQUIRE(explanations.size() == 1);
+  CHECK(explanations[0].check == "mutex");
+  std::string all;
+  for (const auto& s : explanations[0].sentences) all += s + "\n";
+  INFO(all);
+  CHECK(contains(all, "client-2 acquired the lock at 3.200 s (key revision 7) while client-0 still believed it "
+                      "held the lock since 1.100 s (key revision 5)."));
+  CHECK(contains(all, "client-0's lock key /lock had been deleted at 3.110 s (revision 6), when its lease expired."));
+  CHECK(contains(all, "client-0's lease expired at 3.100 s on the leader's clock (member-1) because client-0 was "
+                      "paused from 1.500 s to 4.200 s."));
+  CHECK(contains(all, "client-0 resumed at 4.200 s and wrote 1 to the resource at 4.250 s (token 5), which the "
+                      "resource accepted at 4.260 s; then released the lock at 4.300 s (indeterminate: timeout)."));
+  CHECK(contains(all, "Meanwhile client-2 wrote 1 to the resource at 3.300 s (token 7)"));
+  CHECK(contains(all, "overlapped for 1.100 s, from 3.200 s to 4.300 s"));
+  for (const auto& s : explanations[0].sentences) CHECK(s.back() == '.');
+
+  const std::string text = explain_violation(h, verdict_of({mutex}, h));
+  CHECK(text.rfind("mutex: client-2 acquired", 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+}
+
+TEST_CASE("nothing violated: no explanation") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1));
+  b.add("client-0", EventKind::ok, "acquire", ms(2), {}, {{"token", 1}});
+  b.add("client-0", EventKind::invoke, "release", ms(3));
+  b.add("client-0", EventKind::ok, "release", ms(4));
+  const auto verdict = verdict_of({check_mutual_exclusion(b.history)}, b.history);
+  CHECK(explain_checks(b.history, verdict).empty());
+  CHECK(explain_violation(b.history, verdict).empty());
+}
+
+TEST_CASE("a holder whose key was never deleted: the key is said to still exist") {
+  // naive-get-put: client-1 overwrote client-0's key with a plain put (same create revision).
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(10));
+  b.truth("etcd", "key-put", ms(11), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
+  b.add("client-0", EventKind::ok, "acquire", ms(12), {}, {{"key", "k"}, {"key_revision", 2}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(13));
+  b.truth("etcd", "key-put", ms(14), {{"key", "k"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0}, {"value", "client-1"}});
+  b.add("client-1", EventKind::ok, "acquire", ms(15), {}, {{"key", "k"}, {"key_revision", 3}});
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  INFO(text);
+  CHECK(contains(text, "client-1 acquired the lock at 0.015 s (key revision 3) while client-0 still believed"));
+  CHECK(contains(text, "client-0's lock key k (created at revision 2) still existed in etcd at that moment"));
+  CHECK(contains(text, "No fault hit client-0 between 0.012 s and 0.015 s."));
+  CHECK(contains(text, "client-0 still believed it held the lock when the history ended."));
+  CHECK(contains(text, "client-1 still believed") == false);
+}
+
+TEST_CASE("a lost update is explained with the duplicated write and who held the lock") {
+  HistoryBuilder b;
+  b.add("client-1", EventKind::invoke, "acquire", ms(10));
+  b.truth("etcd", "key-put", ms(11), {{"key", "k"}, {"revision", 4}, {"create_revision", 4}, {"lease", 9}});
+  b.add("client-1", EventKind::ok, "acquire", ms(12), {}, {{"token", 4}, {"key", "k"}, {"key_revision", 4}, {"lease", 9}});
+  b.fault("duplicate", "start", ms(13), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
+  b.add("client-1", EventKind::invoke, "write", ms(20), {{"token", 4}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms(21), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms(22), {}, {{"order", 1}});
+  b.add("client-1", EventKind::invoke, "write", ms(23), {{"token", 4}, {"base", 1}, {"value", 2}});
+  b.truth("resource", "resource-write", ms(24), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 1}, {"value", 2}, {"order", 2}});
+  b.add("client-1", EventKind::ok, "write", ms(25), {}, {{"order", 2}});
+  // The first write's duplicate arrives late and rolls the counter back.
+  b.truth("resource", "resource-write", ms(30), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 3}});
+  b.fault("duplicate", "end", ms(113), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
+  const CheckResult resource = check_resource(b.history, {});
+  INFO(resource.to_json().dump(2));
+  REQUIRE(resource.status == CheckStatus::violated);
+  const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
+  INFO(text);
+  CHECK(text.rfind("resource: ", 0) == 0);
+  CHECK(contains(text, "client-1's write of 2 computed from 1 (token 4) was applied at 0.024 s as update 2 and "
+                       "acknowledged to client-1."));
+  CHECK(contains(text, "Then the resource applied client-1's write of 1 computed from 0 (token 4) at 0.030 s as update 3"));
+  CHECK(contains(text, "At 0.030 s client-1 believed it held the lock; etcd held the lock key of client-1 (k, revision 4)."));
+  CHECK(contains(text, "Then messages between client-1 and resource were duplicated from 0.013 s to 0.113 s."));
+}
+
+TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000));
+  b.fault("crash", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
+  b.fault("crash", "end", ms(2500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
+  b.add("client-0", EventKind::info, "acquire", ms(3000), {}, {{"error", "crashed"}});
+  CheckResult odd;
+  odd.name = "linearizability";
+  odd.status = CheckStatus::violated;
+  odd.summary = "not linearizable";
+  odd.witness = {{"operation", {{"process", "client-0"}, {"invoke_event", 0}, {"complete_event", 3}}}};
+  const std::string text = explain_violation(b.history, verdict_of({odd}, b.history));
+  INFO(text);
+  CHECK(contains(text, "linearizability: Not linearizable."));
+  CHECK(contains(text, "The witness points at the span from 1.000 s to 3.000 s and names client-0."));
+  CHECK(contains(text, "In that span client-0 crashed from 1.500 s to 2.500 s."));
+}
+
+TEST_CASE("the liveness explanation names the last fault and the key left behind by a crashed client") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(100));
+  b.truth("etcd", "key-put", ms(110), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
+  b.add("client-0", EventKind::ok, "acquire", ms(120), {}, {{"key", "k"}, {"key_revision", 2}});
+  b.fault("crash", "start", ms(200), {{"targets", {"client-0"}}, {"duration_ms", 100}});
+  b.fault("crash", "end", ms(300), {{"targets", {"client-0"}}, {"duration_ms", 100}});
+  b.truth("member-2", "leader-elected", ms(310), {{"member", 2}, {"term", 4}});
+  for (int i = 0; i < 3; ++i) {
+    b.add("client-1", EventKind::invoke, "acquire", ms(400 + 10 * i));
+    b.add("client-1", i < 2 ? EventKind::fail : EventKind::info, "acquire", ms(405 + 10 * i), {},
+          {{"error", i < 2 ? "lock-busy" : "timeout"}});
+  }
+  CheckResult live;
+  live.name = "liveness";
+  live.status = CheckStatus::violated;
+  live.summary = "no client acquired the lock after every fault had healed at 0.30 s";
+  live.witness = {{"rule", "never-granted-after-healing"}, {"heal_ns", ms(300)}};
+  const std::string text = explain_violation(b.history, verdict_of({live}, b.history));
+  INFO(text);
+  CHECK(contains(text, "liveness: No client acquired the lock after every fault had healed at 0.30 s."));
+  CHECK(contains(text, "The last fault to heal: client-0 crashed from 0.200 s to 0.300 s."));
+  CHECK(contains(text, "After 0.300 s, 3 acquires were invoked; they ended: 2 lock-busy and 1 timeout."));
+  CHECK(contains(text, "When the history ended member-2 led the cluster (term 4)."));
+  CHECK(contains(text, "The lock key k (revision 2) created at 0.110 s for client-0 still existed when the history "
+                       "ended; client-0 had crashed at 0.200 s; it had no lease, so nothing would ever delete it."));
+}
+
+TEST_CASE("fault bands pair starts with ends and name who they hit") {
+  HistoryBuilder b;
+  b.fault("partition", "start", ms(1), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
+  b.fault("leader-change", "start", ms(2), {{"from_member", 0}, {"to_member", 2}, {"duration_ms", 0}});
+  b.fault("compaction", "start", ms(3), {{"duration_ms", 0}});
+  b.fault("pause", "start", ms(4), {{"targets", {"client-1"}}, {"duration_ms", 9}});
+  b.fault("partition", "end", ms(6), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
+  const auto bands = reports::fault_bands(b.history);
+  REQUIRE(bands.size() == 4);
+  CHECK(bands[0].kind == "partition");
+  CHECK(bands[0].end_ns == ms(6));
+  CHECK(bands[0].processes == std::vector<std::string>{"client-0", "member-0", "member-1"});
+  CHECK(reports::describe_fault(bands[0]) == "messages from client-0 to member-0 and member-1 were cut");
+  CHECK(bands[1].processes == std::vector<std::string>{"member-0", "member-2"});
+  CHECK(bands[1].instant());
+  CHECK(reports::describe_fault(bands[1]) == "the leader was moved from member-0 to member-2");
+  CHECK(bands[2].hits_cluster);
+  CHECK(bands[3].open_end);  // its end is not in the history
+  CHECK(reports::describe_fault(bands[3]) == "client-1 was paused");
+}
+
+TEST_CASE("lock truth: keys - owners - leases and leader terms") {
+  const History h = reports_test::paused_holder_history();
+  const auto truth = reports::extract_lock_truth(h);
+  REQUIRE(truth.keys.size() == 2);
+  CHECK(truth.keys[0].owner == "client-0");
+  CHECK(truth.keys[0].end_ns == ms(3110));
+  CHECK(truth.keys[0].deleted_by_lease_expiry);
+  CHECK(truth.keys[1].owner == "client-2");
+  CHECK(truth.keys[1].delete_revision == 8);
+  const auto* lease = truth.find_lease(77);
+  REQUIRE(lease != nullptr);
+  CHECK(lease->owner == "client-0");
+  CHECK(lease->first_seen_ns == ms(1050));
+  REQUIRE(lease->expired_ns.has_value());
+  CHECK(*lease->expired_ns == ms(3100));
+  CHECK(lease->expired_by == "member-1");
+  REQUIRE(truth.leaders.size() == 1);
+  CHECK(truth.leaders[0].member == "member-1");
+  CHECK(truth.leaders[0].end_ns == reports::kStillOpen);
+}
+
+}  // namespace
+}  // namespace lockstep

@@ -1,0 +1,129 @@
+#include "reports/fault_bands.h"
+
+#include <algorithm>
+#include <map>
+
+#include "reports/report_text.h"
+
+namespace lockstep::reports {
+
+namespace {
+
+void append_names(const nlohmann::json& args, const char* field, std::vector<std::string>& out) {
+  if (!args.contains(field) || !args[field].is_array()) return;
+  for (const auto& name : args[field])
+    if (name.is_string() && std::find(out.begin(), out.end(), name.get<std::string>()) == out.end())
+      out.push_back(name.get<std::string>());
+}
+
+void append_member(const nlohmann::json& args, const char* field, std::vector<std::string>& out) {
+  if (!args.contains(field) || !args[field].is_number_integer()) return;
+  const std::string name = "member-" + std::to_string(args[field].get<std::int64_t>());
+  if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+}
+
+std::vector<std::string> names_in(const nlohmann::json& args, const char* field) {
+  std::vector<std::string> out;
+  append_names(args, field, out);
+  return out;
+}
+
+std::int64_t int_arg(const nlohmann::json& args, const char* field) {
+  return args.contains(field) && args[field].is_number() ? args[field].get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
+bool FaultBand::hits(const std::string& process) const {
+  return std::find(processes.begin(), processes.end(), process) != processes.end();
+}
+
+std::vector<FaultBand> fault_bands(const History& history) {
+  std::vector<FaultBand> bands;
+  // Open bands by (op, args without phase): the end event repeats the start's args.
+  std::map<std::string, std::vector<std::size_t>> open;
+  for (const auto& e : history.events) {
+    if (e.kind != EventKind::fault) continue;
+    nlohmann::json key_args = e.args.is_object() ? e.args : nlohmann::json::object();
+    const std::string phase = key_args.value("phase", "");
+    key_args.erase("phase");
+    const std::string key = e.op + "\n" + key_args.dump();
+    if (phase == "end") {
+      auto it = open.find(key);
+      if (it == open.end() || it->second.empty()) continue;  // an end with no start: ignored
+      FaultBand& band = bands[it->second.front()];
+      band.end_ns = e.true_ns;
+      band.open_end = false;
+      it->second.erase(it->second.begin());
+      continue;
+    }
+    FaultBand band;
+    band.kind = e.op;
+    band.start_ns = e.true_ns;
+    band.end_ns = e.true_ns;
+    band.start_event = e.index;
+    band.args = e.args;
+    append_names(e.args, "targets", band.processes);
+    append_names(e.args, "from", band.processes);
+    append_names(e.args, "to", band.processes);
+    append_member(e.args, "from_member", band.processes);
+    append_member(e.args, "to_member", band.processes);
+    band.hits_cluster = band.processes.empty();
+    // A started fault with a duration waits for its end event; until then it is open.
+    if (phase == "start" && int_arg(e.args, "duration_ms") > 0) {
+      band.open_end = true;
+      open[key].push_back(bands.size());
+    }
+    bands.push_back(std::move(band));
+  }
+  return bands;
+}
+
+std::string describe_fault(const FaultBand& band) {
+  const nlohmann::json& a = band.args;
+  const std::string targets = join_words(names_in(a, "targets"));
+  const std::string from = join_words(names_in(a, "from"));
+  const std::string to = join_words(names_in(a, "to"));
+  const bool symmetric = a.value("symmetric", true);
+  const std::string link = symmetric ? "between " + from + " and " + to
+                                     : "from " + from + " to " + to;
+  const std::string& k = band.kind;
+  if (k == "pause") return targets + (names_in(a, "targets").size() > 1 ? " were" : " was") + " paused";
+  if (k == "crash") return targets + " crashed";
+  if (k == "partition") return "messages " + link + " were cut";
+  if (k == "delay")
+    return "messages " + link + " were delayed by " +
+           format_duration(int_arg(a, "amount_ms") * 1'000'000);
+  if (k == "loss") return "messages " + link + " were lost with probability " +
+                          std::to_string(a.value("probability", 0.0)).substr(0, 4);
+  if (k == "duplicate") return "messages " + link + " were duplicated";
+  if (k == "reorder") return "messages " + link + " were reordered";
+  if (k == "lease-drop") return targets + "'s lease keep-alives were dropped";
+  if (k == "clock") {
+    std::string s = targets + "'s " + a.value("clock", std::string("monotonic")) + " clock";
+    const std::int64_t jump_ms = int_arg(a, "amount_ms");
+    const std::int64_t rate_ppm = int_arg(a, "rate_ppm");
+    if (jump_ms != 0) s += " jumped by " + format_duration(jump_ms * 1'000'000);
+    if (jump_ms != 0 && rate_ppm != 0) s += " and";
+    if (rate_ppm != 0)
+      s += std::string(" ran ") + (rate_ppm > 0 ? "fast" : "slow") + " by " +
+           std::to_string(rate_ppm > 0 ? rate_ppm : -rate_ppm) + " ppm";
+    if (jump_ms == 0 && rate_ppm == 0) s += " was skewed";
+    return s;
+  }
+  if (k == "leader-change") {
+    if (a.contains("skipped")) return "a leader change was skipped (" + a.value("skipped", "") + ")";
+    if (a.contains("from_member") && a.contains("to_member"))
+      return "the leader was moved from member-" + std::to_string(int_arg(a, "from_member")) +
+             " to member-" + std::to_string(int_arg(a, "to_member"));
+    return "the leader was changed";
+  }
+  if (k == "compaction") return "the store was compacted";
+  if (k == "slow-revoke")
+    return "lease revocations were delayed by " +
+           format_duration(int_arg(a, "amount_ms") * 1'000'000);
+  const std::string who = join_words(band.processes);
+  return "fault " + k + (who.empty() ? std::string(" hit the cluster") : " hit " + who);
+}
+
+}  // namespace lockstep::reports

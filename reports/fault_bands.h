@@ -1,0 +1,43 @@
+// Fault bands: the injected faults of a history as time intervals, with the processes they hit.
+//
+// Contract: the injector records a `fault` event at each edge of a fault, with args.phase
+// "start" or "end" and otherwise identical args (sim/faults.h). A band pairs a start with the
+// first later end of the same op and args; a start with no end lasts to the end of the history
+// (open_end). A fault without a phase is instant. The processes hit are args.targets,
+// args.from and args.to; a leader change hits members from_member and to_member; a fault that
+// names nobody (compaction, slow-revoke) hits the whole cluster, which `hits_cluster` says.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/history.h"
+
+namespace lockstep::reports {
+
+struct FaultBand {
+  std::string kind;                   // the fault class: "pause", "partition", ...
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;            // == start_ns for an instant fault
+  bool open_end = false;              // no end event: still active when the history ends
+  std::int64_t start_event = 0;
+  std::vector<std::string> processes; // who it hits, in the order the args name them
+  bool hits_cluster = false;          // names nobody: the etcd cluster as a whole
+  nlohmann::json args;                // the start event's args
+
+  bool instant() const { return end_ns == start_ns && !open_end; }
+  bool hits(const std::string& process) const;
+};
+
+// In start order.
+std::vector<FaultBand> fault_bands(const History& history);
+
+// A clause saying what the fault did, with its subject first: "client-4 was paused",
+// "messages from client-3 to member-0, member-1 were cut", "the leader moved from member-1 to
+// member-0". No times: callers add them.
+std::string describe_fault(const FaultBand& band);
+
+}  // namespace lockstep::reports

@@ -1,0 +1,17 @@
+// Putting text into HTML safely. Internal to reports/.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace lockstep::reports {
+
+// Escapes &, <, >, " and ' for element text and attribute values.
+std::string html_escape(const std::string& text);
+
+// JSON text safe inside <script type="application/json">: '<', '>' and '&' become \u escapes
+// (so no "</script>" can end the element early); invalid UTF-8 is replaced, never thrown on.
+std::string json_for_script(const nlohmann::json& j);
+
+}  // namespace lockstep::reports

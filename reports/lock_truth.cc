@@ -1,0 +1,147 @@
+#include "reports/lock_truth.h"
+
+#include <algorithm>
+#include <set>
+
+namespace lockstep::reports {
+
+namespace {
+
+std::int64_t int_field(const nlohmann::json& j, const char* field) {
+  if (!j.is_object() || !j.contains(field)) return 0;
+  const auto& v = j[field];
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_unsigned()) return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  return 0;
+}
+
+std::string string_field(const nlohmann::json& j, const char* field) {
+  if (!j.is_object() || !j.contains(field) || !j[field].is_string()) return "";
+  return j[field].get<std::string>();
+}
+
+class LeaseBook {
+ public:
+  explicit LeaseBook(LockTruth& truth) : truth_(truth) {}
+
+  void seen(std::int64_t lease, std::int64_t at_ns, const std::string& owner) {
+    if (lease == 0) return;
+    LeaseLifetime& l = get(lease, at_ns);
+    l.first_seen_ns = std::min(l.first_seen_ns, at_ns);
+    l.last_seen_ns = std::max(l.last_seen_ns, at_ns);
+    if (l.owner.empty()) l.owner = owner;
+  }
+  void expired(std::int64_t lease, const HistoryEvent& e) {
+    if (lease == 0) return;
+    LeaseLifetime& l = get(lease, e.true_ns);
+    if (l.expired_ns) return;  // a later leader may expire it again: the first one counts
+    l.expired_ns = e.true_ns;
+    l.expired_by = e.process;
+    l.expired_event = e.index;
+    l.last_seen_ns = std::max(l.last_seen_ns, e.true_ns);
+  }
+
+ private:
+  LeaseLifetime& get(std::int64_t lease, std::int64_t at_ns) {
+    auto it = truth_.lease_index.find(lease);
+    if (it != truth_.lease_index.end()) return truth_.leases[it->second];
+    truth_.lease_index[lease] = truth_.leases.size();
+    LeaseLifetime l;
+    l.lease = lease;
+    l.first_seen_ns = at_ns;
+    l.last_seen_ns = at_ns;
+    truth_.leases.push_back(l);
+    return truth_.leases.back();
+  }
+  LockTruth& truth_;
+};
+
+}  // namespace
+
+const LeaseLifetime* LockTruth::find_lease(std::int64_t lease) const {
+  auto it = lease_index.find(lease);
+  return it == lease_index.end() ? nullptr : &leases[it->second];
+}
+
+LockTruth extract_lock_truth(const History& history) {
+  LockTruth truth;
+  // Who was told it holds which key: (key, key_revision) -> client. Acquires complete after
+  // the put they report, so this is a pass of its own.
+  std::map<std::pair<std::string, std::int64_t>, std::string> acquired_key;
+  std::set<std::string> processes;
+  for (const auto& e : history.events) {
+    processes.insert(e.process);
+    if (e.op == "acquire" && e.kind == EventKind::ok && e.result.is_object()) {
+      const std::string key = string_field(e.result, "key");
+      const std::int64_t rev = int_field(e.result, "key_revision");
+      if (!key.empty() && rev != 0) acquired_key[{key, rev}] = e.process;
+    }
+  }
+
+  LeaseBook leases(truth);
+  std::map<std::string, std::size_t> live_key;    // key -> position in truth.keys
+  std::map<std::string, std::size_t> open_term;   // member -> position in truth.leaders
+  for (const auto& e : history.events) {
+    if (e.kind == EventKind::ok && e.op == "acquire") {
+      leases.seen(int_field(e.result, "lease"), e.true_ns, e.process);
+      continue;
+    }
+    if (e.kind != EventKind::truth) continue;
+    if (e.op == "key-put") {
+      const std::string key = string_field(e.args, "key");
+      const std::int64_t rev = int_field(e.args, "revision");
+      const std::int64_t create = int_field(e.args, "create_revision");
+      const std::int64_t lease = int_field(e.args, "lease");
+      auto live = live_key.find(key);
+      const bool creates = live == live_key.end() || (create != 0 && create == rev &&
+                                                       truth.keys[live->second].create_revision != create);
+      if (creates) {
+        if (live != live_key.end()) truth.keys[live->second].end_ns = e.true_ns;  // replaced
+        KeyLifetime k;
+        k.key = key;
+        k.create_revision = create != 0 ? create : rev;
+        k.lease = lease;
+        k.start_ns = e.true_ns;
+        k.put_event = e.index;
+        auto owner = acquired_key.find({key, k.create_revision});
+        if (owner != acquired_key.end()) {
+          k.owner = owner->second;
+        } else {
+          const std::string value = string_field(e.args, "value");
+          if (value.rfind("client-", 0) == 0 && processes.count(value)) k.owner = value;
+        }
+        live_key[key] = truth.keys.size();
+        truth.keys.push_back(k);
+      } else {
+        truth.keys[live->second].lease = lease;
+      }
+      leases.seen(lease, e.true_ns, truth.keys[live_key[key]].owner);
+    } else if (e.op == "key-delete") {
+      const std::string key = string_field(e.args, "key");
+      auto live = live_key.find(key);
+      if (live == live_key.end()) continue;
+      KeyLifetime& k = truth.keys[live->second];
+      k.end_ns = e.true_ns;
+      k.delete_event = e.index;
+      k.delete_revision = int_field(e.args, "revision");
+      k.deleted_by_lease_expiry = e.args.is_object() && e.args.value("lease_expired", false);
+      leases.seen(k.lease, e.true_ns, k.owner);
+      live_key.erase(live);
+    } else if (e.op == "lease-expired") {
+      leases.expired(int_field(e.args, "lease"), e);
+    } else if (e.op == "leader-elected") {
+      auto open = open_term.find(e.process);
+      if (open != open_term.end()) truth.leaders[open->second].end_ns = e.true_ns;
+      open_term[e.process] = truth.leaders.size();
+      truth.leaders.push_back({e.process, int_field(e.args, "term"), e.true_ns, kStillOpen});
+    } else if (e.op == "leader-stepped-down") {
+      auto open = open_term.find(e.process);
+      if (open == open_term.end()) continue;
+      truth.leaders[open->second].end_ns = e.true_ns;
+      open_term.erase(open);
+    }
+  }
+  return truth;
+}
+
+}  // namespace lockstep::reports

@@ -1,0 +1,128 @@
+#include "reports/report_files.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "reports/explain.h"
+#include "reports/html_report.h"
+
+namespace lockstep {
+
+namespace {
+
+std::string read_file(const std::filesystem::path& path, std::string& text) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return path.string() + ": no such file (expected a lockstep run directory with history.jsonl, "
+                           "verdict.json and scenario.json)";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return path.string() + ": cannot open for reading";
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return {};
+}
+
+// nlohmann reports a byte offset; people want a line.
+std::string parse_json_file(const std::filesystem::path& path, nlohmann::json& out) {
+  std::string text;
+  if (auto err = read_file(path, text); !err.empty()) return err;
+  try {
+    out = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::size_t line = 1;
+    for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
+    return path.string() + ":" + std::to_string(line) + ": not valid JSON (" + e.what() + ")";
+  }
+  if (!out.is_object()) return path.string() + ":1: expected a JSON object";
+  return {};
+}
+
+std::string validate_verdict(const std::filesystem::path& path, const nlohmann::json& v) {
+  const std::string where = path.string() + ": ";
+  if (v.value("format", "") != "lockstep-verdict")
+    return where + "field format: expected \"lockstep-verdict\"";
+  if (!v.contains("checks") || !v["checks"].is_array()) return where + "field checks: expected an array";
+  for (std::size_t i = 0; i < v["checks"].size(); ++i) {
+    const auto& c = v["checks"][i];
+    const std::string field = "checks[" + std::to_string(i) + "]";
+    if (!c.is_object()) return where + "field " + field + ": expected an object";
+    for (const char* name : {"name", "status", "summary"})
+      if (!c.contains(name) || !c[name].is_string())
+        return where + "field " + field + "." + name + ": expected a string";
+    const std::string status = c["status"].get<std::string>();
+    if (status != "ok" && status != "violated" && status != "unknown")
+      return where + "field " + field + ".status: expected ok, violated or unknown, got \"" + status + "\"";
+    for (const char* name : {"figures", "witness"})
+      if (c.contains(name) && !c[name].is_object())
+        return where + "field " + field + "." + name + ": expected an object";
+  }
+  for (const char* name : {"replay", "verdict"})
+    if (v.contains(name) && !v[name].is_string()) return where + "field " + name + ": expected a string";
+  return {};
+}
+
+}  // namespace
+
+std::string load_run_files(const std::filesystem::path& run_dir, RunFiles& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(run_dir, ec)) return run_dir.string() + ": not a directory";
+  const auto history_path = run_dir / "history.jsonl";
+  std::string text;
+  if (auto err = read_file(history_path, text); !err.empty()) return err;
+  std::istringstream in(text);
+  HistoryParseResult parsed = parse_history_jsonl(in);
+  if (parsed.error)
+    return history_path.string() + ":" + std::to_string(parsed.error->line) + ": " + parsed.error->message;
+  if (!parsed.history) return history_path.string() + ": no history";
+  out.history = std::move(*parsed.history);
+  const auto verdict_path = run_dir / "verdict.json";
+  if (auto err = parse_json_file(verdict_path, out.verdict); !err.empty()) return err;
+  if (auto err = validate_verdict(verdict_path, out.verdict); !err.empty()) return err;
+  if (auto err = parse_json_file(run_dir / "scenario.json", out.scenario); !err.empty()) return err;
+  return {};
+}
+
+std::string write_report(const std::filesystem::path& run_dir, const std::filesystem::path& out_file) {
+  RunFiles files;
+  if (auto err = load_run_files(run_dir, files); !err.empty()) return err;
+  return write_report(files, out_file);
+}
+
+std::string write_report(const RunFiles& files, const std::filesystem::path& out_file) {
+  const std::string html = render_report_html(files.history, files.verdict, files.scenario);
+  std::error_code ec;
+  if (out_file.has_parent_path()) std::filesystem::create_directories(out_file.parent_path(), ec);
+  const auto tmp = std::filesystem::path(out_file.string() + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot write " + tmp.string();
+    out << html;
+    if (!out.flush()) return "cannot write " + tmp.string();
+  }
+  std::filesystem::rename(tmp, out_file, ec);
+  if (ec) return "cannot write " + out_file.string() + ": " + ec.message();
+  return {};
+}
+
+std::string report_text_summary(const History& history, const nlohmann::json& verdict) {
+  std::ostringstream s;
+  s << verdict.value("algorithm", std::string("run"));
+  if (verdict.contains("seed")) s << " seed " << verdict["seed"].dump();
+  const std::string v = verdict.value("verdict", std::string("?"));
+  s << ": " << (v == "ok" ? "OK" : v == "violated" ? "VIOLATED" : v) << " (" << history.events.size()
+    << " events)\n";
+  if (verdict.contains("checks") && verdict["checks"].is_array())
+    for (const auto& c : verdict["checks"])
+      s << "  " << c.value("name", std::string("?")) << ": " << c.value("status", std::string("?")) << " - "
+        << c.value("summary", std::string()) << "\n";
+  for (const auto& x : explain_checks(history, verdict)) {
+    s << "  why (" << x.check << "):\n";
+    for (const auto& sentence : x.sentences) s << "    " << sentence << "\n";
+  }
+  if (verdict.contains("replay") && verdict["replay"].is_string())
+    s << "  replay: " << verdict["replay"].get<std::string>() << "\n";
+  return s.str();
+}
+
+}  // namespace lockstep

@@ -1,0 +1,144 @@
+// write_report on run directories: a real failing simulated run, and every kind of bad input.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "checker/mutex_checker.h"
+#include "harness/run_files.h"
+#include "harness/run_request.h"
+#include "harness/sim_runner.h"
+#include "reports/report_files.h"
+#include "reports/report_test_support.h"
+
+namespace lockstep {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct TempDir {
+  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("lockstep-reports-" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path path;
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A valid run directory built from the hand-made paused-holder history.
+void write_valid_run(const fs::path& dir) {
+  const History h = reports_test::paused_holder_history();
+  std::ostringstream history;
+  write_history_jsonl(history, h);
+  write_text(dir / "history.jsonl", history.str());
+  write_text(dir / "verdict.json", reports_test::verdict_of({check_mutual_exclusion(h)}, h).dump(2));
+  write_text(dir / "scenario.json", R"({"format": "lockstep-scenario", "seed": 7})");
+}
+
+TEST_CASE("a failing simulated run's directory becomes a report that explains it") {
+  RunRequest request;
+  request.algorithm = "naive-get-put";  // breaks with no fault at all
+  request.seed = 1;
+  request.clients = 3;
+  request.duration = seconds(5);
+  RunConfig config;
+  REQUIRE(expand_run_request(request, config).empty());
+  const RunResult result = run_simulation(config);
+  REQUIRE_FALSE(result.all_ok());
+  TempDir dir("sim-run");
+  REQUIRE(write_run_directory(dir.path, config, result, true).empty());
+
+  REQUIRE(write_report(dir.path, dir.path / "report.html") == "");
+  const std::string html = read_text(dir.path / "report.html");
+  CHECK(contains(html, "VIOLATED"));
+  CHECK(contains(html, "id=\"violation-explanation\""));
+  CHECK(contains(html, "acquired the lock at"));
+  CHECK(contains(html, "naive-get-put"));
+  CHECK_FALSE(fs::exists(dir.path / "report.html.tmp"));
+
+  RunFiles files;
+  REQUIRE(load_run_files(dir.path, files).empty());
+  const std::string summary = report_text_summary(files.history, files.verdict);
+  CHECK(contains(summary, "naive-get-put seed 1: VIOLATED"));
+  CHECK(contains(summary, "  why (mutex):\n    "));
+  CHECK(contains(summary, "  replay: "));
+
+  // The report is a function of the files: rendering twice gives the same bytes.
+  REQUIRE(write_report(dir.path, dir.path / "again.html") == "");
+  CHECK(read_text(dir.path / "again.html") == html);
+}
+
+TEST_CASE("bad run directories get one message naming the file and the line or field") {
+  TempDir dir("bad");
+  const fs::path d = dir.path;
+
+  CHECK(write_report(d / "nope", d / "r.html") == (d / "nope").string() + ": not a directory");
+
+  std::string err = write_report(d, d / "r.html");
+  CHECK(contains(err, (d / "history.jsonl").string() + ": no such file"));
+
+  write_valid_run(d);
+  REQUIRE(write_report(d, d / "r.html") == "");
+
+  SECTION("a history line that is not JSON") {
+    std::string text = read_text(d / "history.jsonl");
+    write_text(d / "history.jsonl", text + "{not json\n");
+    err = write_report(d, d / "r.html");
+    const auto lines = std::count(text.begin(), text.end(), '\n') + 1;
+    CHECK(contains(err, (d / "history.jsonl").string() + ":" + std::to_string(lines) + ": "));
+  }
+  SECTION("verdict.json that is not JSON names its line") {
+    write_text(d / "verdict.json", "{\n  \"format\": \"lockstep-verdict\",\n  oops\n}");
+    err = write_report(d, d / "r.html");
+    CHECK(contains(err, (d / "verdict.json").string() + ":3: not valid JSON"));
+  }
+  SECTION("verdict.json of another format") {
+    write_text(d / "verdict.json", R"({"format": "something-else", "checks": []})");
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": field format: expected \"lockstep-verdict\"");
+  }
+  SECTION("a check with a bad status names the field") {
+    write_text(d / "verdict.json",
+               R"({"format": "lockstep-verdict", "checks": [{"name": "mutex", "status": "ok", "summary": ""},
+                   {"name": "resource", "status": "maybe", "summary": ""}]})");
+    CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() +
+                                               ": field checks[1].status: expected ok, violated or unknown, got \"maybe\"");
+  }
+  SECTION("a check without a summary") {
+    write_text(d / "verdict.json", R"({"format": "lockstep-verdict", "checks": [{"name": "mutex", "status": "ok"}]})");
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": field checks[0].summary: expected a string");
+  }
+  SECTION("a missing scenario.json") {
+    fs::remove(d / "scenario.json");
+    CHECK(contains(write_report(d, d / "r.html"), (d / "scenario.json").string() + ": no such file"));
+  }
+  SECTION("a scenario.json that is an array") {
+    write_text(d / "scenario.json", "[1, 2]");
+    CHECK(write_report(d, d / "r.html") == (d / "scenario.json").string() + ":1: expected a JSON object");
+  }
+  SECTION("an output file that cannot be written") {
+    write_text(d / "blocker", "a file, not a directory");
+    CHECK(contains(write_report(d, d / "blocker" / "r.html"), "cannot write"));
+  }
+}
+
+}  // namespace
+}  // namespace lockstep

@@ -1,0 +1,95 @@
+#include "reports/run_facts.h"
+
+#include <map>
+
+#include "reports/report_text.h"
+
+namespace lockstep::reports {
+
+RunFacts::RunFacts(const History& history)
+    : history_(history),
+      truth_(extract_lock_truth(history)),
+      faults_(fault_bands(history)),
+      holdings_(believed_holding_intervals(history)),
+      completion_(history.events.size(), -1) {
+  std::map<std::string, std::size_t> open;  // process -> position of its open invoke
+  for (std::size_t i = 0; i < history.events.size(); ++i) {
+    const auto& e = history.events[i];
+    if (e.kind == EventKind::invoke) {
+      open[e.process] = i;
+    } else if (e.is_completion()) {
+      auto it = open.find(e.process);
+      if (it == open.end()) continue;
+      completion_[it->second] = static_cast<std::int64_t>(i);
+      open.erase(it);
+    }
+  }
+  if (!history.events.empty()) end_ns_ = history.events.back().true_ns;
+}
+
+const HistoryEvent* RunFacts::event(std::int64_t index) const {
+  if (index < 0 || index >= static_cast<std::int64_t>(history_.events.size())) return nullptr;
+  return &history_.events[static_cast<std::size_t>(index)];
+}
+
+const HistoryEvent* RunFacts::completion_of(std::int64_t invoke) const {
+  if (invoke < 0 || invoke >= static_cast<std::int64_t>(completion_.size())) return nullptr;
+  return event(completion_[static_cast<std::size_t>(invoke)]);
+}
+
+std::vector<const FaultBand*> RunFacts::faults_hitting(const std::string& process,
+                                                       std::int64_t from_ns, std::int64_t to_ns,
+                                                       bool with_cluster) const {
+  std::vector<const FaultBand*> out;
+  for (const auto& f : faults_) {
+    const std::int64_t end = f.open_end ? end_ns_ : f.end_ns;
+    if (f.start_ns > to_ns || end < from_ns) continue;
+    if (f.hits(process) || (with_cluster && f.hits_cluster)) out.push_back(&f);
+  }
+  return out;
+}
+
+const KeyLifetime* RunFacts::key_of(const std::string& process, std::int64_t key_revision,
+                                    std::int64_t at_ns) const {
+  const KeyLifetime* latest = nullptr;
+  for (const auto& k : truth_.keys) {
+    if (k.owner != process) continue;
+    if (key_revision != 0 && k.create_revision == key_revision) return &k;
+    if (k.start_ns <= at_ns) latest = &k;
+  }
+  return latest;
+}
+
+std::vector<const KeyLifetime*> RunFacts::keys_at(std::int64_t at_ns) const {
+  std::vector<const KeyLifetime*> out;
+  for (const auto& k : truth_.keys)
+    if (k.start_ns <= at_ns && at_ns < k.end_ns) out.push_back(&k);
+  return out;
+}
+
+const HistoryEvent* RunFacts::resource_effect(std::int64_t invoke) const {
+  const HistoryEvent* call = event(invoke);
+  if (call == nullptr) return nullptr;
+  const HistoryEvent* done = completion_of(invoke);
+  // An indeterminate call may still reach the resource after its `info`; look on until the
+  // client's next operation, which is as far as this call can matter to the story.
+  const std::size_t limit = history_.events.size();
+  const std::string want = call->op == "write" ? "resource-write" : "resource-read";
+  for (std::size_t i = static_cast<std::size_t>(invoke) + 1; i < limit; ++i) {
+    const auto& e = history_.events[i];
+    if (e.kind == EventKind::invoke && e.process == call->process) break;
+    if (done && done->kind == EventKind::ok && e.index > done->index) break;
+    if (e.kind == EventKind::truth && e.op == want && e.args.is_object() &&
+        e.args.value("client", "") == call->process)
+      return &e;
+  }
+  return nullptr;
+}
+
+std::string fault_span(const FaultBand& band) {
+  if (band.instant()) return "at " + format_seconds(band.start_ns);
+  if (band.open_end) return "from " + format_seconds(band.start_ns) + " until the end of the run";
+  return "from " + format_seconds(band.start_ns) + " to " + format_seconds(band.end_ns);
+}
+
+}  // namespace lockstep::reports

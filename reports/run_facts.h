@@ -1,0 +1,61 @@
+// RunFacts: the lookups the explanation needs over one history, computed once.
+//
+// Contract: built from a history (and nothing else), it answers "what completed this invoke",
+// "which faults hit this process in this span", "who believed it held the lock at this
+// instant", "which key lifetime belongs to this acquire" and "what did the resource do with
+// this write". Event indices are positions in history.events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/history.h"
+#include "checker/mutex_checker.h"
+#include "reports/fault_bands.h"
+#include "reports/lock_truth.h"
+
+namespace lockstep::reports {
+
+class RunFacts {
+ public:
+  explicit RunFacts(const History& history);
+
+  const History& history() const { return history_; }
+  const LockTruth& truth() const { return truth_; }
+  const std::vector<FaultBand>& faults() const { return faults_; }
+  const std::vector<HoldingInterval>& holdings() const { return holdings_; }
+  std::int64_t end_ns() const { return end_ns_; }
+
+  // The event at position `index`, or nullptr when out of range.
+  const HistoryEvent* event(std::int64_t index) const;
+  // The ok/fail/info that closed the operation `invoke` opened, or nullptr (still open).
+  const HistoryEvent* completion_of(std::int64_t invoke) const;
+  // Faults hitting `process` (or the whole cluster, when `with_cluster`) that were active at
+  // some instant of [from_ns, to_ns].
+  std::vector<const FaultBand*> faults_hitting(const std::string& process, std::int64_t from_ns,
+                                               std::int64_t to_ns, bool with_cluster = false) const;
+  // The lock key an acquire created: owner == process and create_revision == key_revision,
+  // else the last key `process` owned that was created at or before `at_ns`.
+  const KeyLifetime* key_of(const std::string& process, std::int64_t key_revision,
+                            std::int64_t at_ns) const;
+  // The key lifetimes alive at `at_ns`.
+  std::vector<const KeyLifetime*> keys_at(std::int64_t at_ns) const;
+  // The truth "resource-write"/"resource-read" event the resource recorded for the client's
+  // operation opened by `invoke`, or nullptr (it never reached the resource).
+  const HistoryEvent* resource_effect(std::int64_t invoke) const;
+
+ private:
+  const History& history_;
+  LockTruth truth_;
+  std::vector<FaultBand> faults_;
+  std::vector<HoldingInterval> holdings_;
+  std::vector<std::int64_t> completion_;  // per event: its completion's index, or -1
+  std::int64_t end_ns_ = 0;
+};
+
+// "from 6.995 s to 20.349 s", "at 3.021 s" (instant), "from 6.995 s until the end".
+std::string fault_span(const FaultBand& band);
+
+}  // namespace lockstep::reports
