@@ -30,7 +30,33 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
   };
   const AlgorithmInfo* info = find_algorithm(config.algorithm);
   std::vector<CheckResult> results;
-  if (wanted("mutex")) results.push_back(check_mutual_exclusion(history));
+  if (wanted("mutex")) {
+    CheckResult mutex = check_mutual_exclusion(history);
+    const bool leased = config.algorithm_options.count("lease_ttl_seconds") &&
+                        config.algorithm_options.at("lease_ttl_seconds") > 0;
+    // Only where a fault could have made a holder outlive its lease before the overlap: a
+    // check-then-act race with no such fault is the algorithm's own bug.
+    bool lease_outlived = false;
+    if (mutex.status == CheckStatus::violated && leased) {
+      const std::int64_t overlap_ns = mutex.witness.value("overlap_start_ns", std::int64_t{0});
+      for (const auto& e : history.events) {
+        if (e.true_ns > overlap_ns) break;
+        if (e.kind == EventKind::fault && e.args.value("phase", "") == "start" &&
+            (e.op == "pause" || e.op == "partition" || e.op == "clock" || e.op == "lease-drop" ||
+             e.op == "delay" || e.op == "loss"))
+          lease_outlived = true;
+      }
+    }
+    if (lease_outlived) {
+      // Say plainly when the violation is the one no lease-based lock can prevent.
+      mutex.figures["inherent_lease_limit"] = true;
+      mutex.summary +=
+          ". A holder that outlives its lease (paused, partitioned or slow) keeps believing it "
+          "holds the lock after etcd gave it to another client: that is the inherent limit of "
+          "leases, which only fencing at the protected resource can make harmless";
+    }
+    results.push_back(std::move(mutex));
+  }
   if (wanted("resource") && config.workload.use_resource) {
     ResourceCheckOptions o;
     o.fenced = info && info->capabilities.fencing;

@@ -381,7 +381,7 @@ TEST_CASE("differential: random programs give the same answers from the simulate
 // checks a txn's ops in order, a nested txn's where it stands (checkRequests), so a nested
 // put with ignore_lease on a missing key fails ("key not found") before a later put's unknown
 // lease is looked at. The simulator used to check every put of a level before nested txns.
-TEST_CASE("differential regression: txn preconditions are checked in order, depth first") {
+TEST_CASE("differential regression: txn preconditions are checked in order - depth first") {
   sim::EtcdStore store;
   TxnRequest nested;
   PutRequest ignore_lease;

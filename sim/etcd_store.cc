@@ -493,7 +493,6 @@ EtcdStore::TxnPath EtcdStore::compare_to_path(const TxnRequest& req) const {
   return path;
 }
 
-// etcd's checkRequests(checkPut) over the taken path: this level, then the nested txns.
 // etcd's checkRequests(checkPut): the ops of the taken branch in order, a nested txn's ops
 // where the nested txn stands (depth first), so the first failing op decides the error.
 std::optional<Error> EtcdStore::check_puts_on_path(const TxnRequest& req,
