@@ -146,6 +146,7 @@ TEST_CASE("real run: a txn-try-lock holder paused past its TTL is caught by the 
   c.backend.work_dir = fresh_work_dir("txn");
   c.run.workload.critical_section = milliseconds(6500);
   c.run.workload.acquire_timeout = seconds(15);
+  c.run.workload.max_cycles_per_client = 1;  // one holding each: the overlap is all we need
   c.run.workload.duration = seconds(4);
   c.run.checks = {"mutex", "resource"};
   c.run.liveness_bound = seconds(1);
