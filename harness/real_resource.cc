@@ -1,7 +1,5 @@
 #include "harness/real_resource.h"
 
-#include <algorithm>
-
 namespace lockstep {
 
 RealResourceService::Reply RealResourceService::serve(const std::string& client, bool is_write,
@@ -9,29 +7,9 @@ RealResourceService::Reply RealResourceService::serve(const std::string& client,
                                                       std::int64_t token) {
   // Held while recording, so the truth events are in the service's own order.
   std::lock_guard<std::mutex> g(mu_);
-  Reply reply;
-  if (fenced_ && token < highest_token_) {
-    reply.reason = "stale token " + std::to_string(token) + " < " + std::to_string(highest_token_);
-  } else {
-    reply.accepted = true;
-    highest_token_ = std::max(highest_token_, token);
-    if (is_write) {
-      counter_ = value;
-      reply.order = ++writes_;
-    }
-    reply.value = counter_;
-  }
-  nlohmann::json args = {
-      {"client", client}, {"token", token}, {"accepted", reply.accepted}, {"fenced", fenced_}};
-  if (is_write) {
-    args["base"] = base;
-    args["value"] = value;
-    if (reply.accepted) args["order"] = reply.order;
-  } else if (reply.accepted) {
-    args["value"] = reply.value;
-  }
-  if (!reply.accepted) args["reason"] = reply.reason;
-  log_.truth("resource", is_write ? "resource-write" : "resource-read", args);
+  const Reply reply = counter_.serve(is_write, base, value, token);
+  log_.truth("resource", CounterResource::truth_op(is_write),
+             counter_.truth_args(client, is_write, base, value, token, reply));
   return reply;
 }
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "harness/counter_resource.h"
 #include "harness/real_history_log.h"
 #include "harness/resource.h"
 
@@ -20,24 +21,16 @@ namespace lockstep {
 
 class RealResourceService {
  public:
-  RealResourceService(RealHistoryLog& log, bool fenced) : log_(log), fenced_(fenced) {}
+  RealResourceService(RealHistoryLog& log, bool fenced) : log_(log), counter_(fenced) {}
 
-  struct Reply {
-    bool accepted = false;
-    std::int64_t value = 0;
-    std::int64_t order = 0;
-    std::string reason;
-  };
+  using Reply = CounterResource::Reply;
   Reply serve(const std::string& client, bool is_write, std::int64_t base, std::int64_t value,
               std::int64_t token);
 
  private:
   RealHistoryLog& log_;
-  const bool fenced_;
   std::mutex mu_;
-  std::int64_t counter_ = 0;
-  std::int64_t highest_token_ = 0;
-  std::int64_t writes_ = 0;
+  CounterResource counter_;
 };
 
 class RealResourceClient final : public ProtectedResource {

@@ -3,36 +3,15 @@
 namespace lockstep {
 
 SimResourceService::SimResourceService(sim::World& world, sim::Network&, bool fenced)
-    : world_(world), pid_(world.add_process("resource")), fenced_(fenced) {}
+    : world_(world), pid_(world.add_process("resource")), counter_(fenced) {}
 
 SimResourceService::Reply SimResourceService::serve(sim::ProcessId client, bool is_write,
                                                     std::int64_t base, std::int64_t value,
                                                     std::int64_t token) {
-  Reply reply;
-  if (fenced_ && token < highest_token_) {
-    reply.reason = "stale token " + std::to_string(token) + " < " + std::to_string(highest_token_);
-  } else {
-    reply.accepted = true;
-    highest_token_ = std::max(highest_token_, token);
-    if (is_write) {
-      counter_ = value;
-      reply.order = ++writes_;
-    }
-    reply.value = counter_;
-  }
-  nlohmann::json args = {{"client", world_.process(client).name},
-                         {"token", token},
-                         {"accepted", reply.accepted},
-                         {"fenced", fenced_}};
-  if (is_write) {
-    args["base"] = base;
-    args["value"] = value;
-    if (reply.accepted) args["order"] = reply.order;
-  } else if (reply.accepted) {
-    args["value"] = reply.value;
-  }
-  if (!reply.accepted) args["reason"] = reply.reason;
-  world_.record_truth("resource", is_write ? "resource-write" : "resource-read", args);
+  const Reply reply = counter_.serve(is_write, base, value, token);
+  world_.record_truth("resource", CounterResource::truth_op(is_write),
+                      counter_.truth_args(world_.process(client).name, is_write, base, value,
+                                          token, reply));
   return reply;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "harness/counter_resource.h"
 #include "harness/resource.h"
 #include "sim/network.h"
 #include "sim/wake.h"
@@ -23,12 +24,7 @@ class SimResourceService {
   SimResourceService(sim::World& world, sim::Network& network, bool fenced);
   sim::ProcessId pid() const { return pid_; }
 
-  struct Reply {
-    bool accepted = false;
-    std::int64_t value = 0;
-    std::int64_t order = 0;
-    std::string reason;
-  };
+  using Reply = CounterResource::Reply;
   // Runs on the resource process when a request arrives.
   Reply serve(sim::ProcessId client, bool is_write, std::int64_t base, std::int64_t value,
               std::int64_t token);
@@ -36,10 +32,7 @@ class SimResourceService {
  private:
   sim::World& world_;
   sim::ProcessId pid_;
-  bool fenced_;
-  std::int64_t counter_ = 0;
-  std::int64_t highest_token_ = 0;
-  std::int64_t writes_ = 0;
+  CounterResource counter_;
 };
 
 class SimResourceClient : public ProtectedResource {
