@@ -1,5 +1,7 @@
 #include "algorithms/session.h"
 
+#include <vector>
+
 namespace lockstep {
 
 Session::Session(NodeContext& ctx, std::int64_t ttl_seconds, Duration keepalive_interval)
@@ -33,21 +35,39 @@ Task<Result<LeaseId>> Session::open() {
 
 Task<void> Session::keep_alive_loop(NodeContext* ctx, LeaseId lease, std::int64_t ttl_seconds,
                                     Duration interval, std::shared_ptr<State> state) {
+  // Requests in flight; owned here so that cancelling the loop cancels them too.
+  std::vector<SpawnHandle> in_flight;
+  state->next_send = state->last_reply + interval;
   while (!state->lost) {
-    co_await ctx->sleep_for(interval);
-    const MonoTime sent = ctx->monotonic_now();
-    LeaseKeepAliveRequest req;
-    req.id = lease;
-    Result<LeaseKeepAliveResponse> reply = co_await ctx->kv().lease_keep_alive(req);
-    if (reply.ok()) {
-      if (reply.value().ttl_seconds <= 0) {
-        state->lost = true;  // the server says the lease is gone
-      } else {
-        state->last_reply = sent;
-      }
-    } else if (ctx->monotonic_now() - state->last_reply >= seconds(ttl_seconds)) {
+    const MonoTime now = ctx->monotonic_now();
+    if (now - state->last_reply >= seconds(ttl_seconds)) {
       state->lost = true;  // no reply for a whole TTL: the client gives the lease up
+      break;
     }
+    if (now < state->next_send) {
+      // A reply may move next_send later while we sleep; the loop then sleeps again.
+      co_await ctx->sleep_for(state->next_send - now);
+      continue;
+    }
+    std::erase_if(in_flight, [](const SpawnHandle& h) { return h.done(); });
+    in_flight.push_back(ctx->spawn(send_keep_alive(ctx, lease, interval, state), "keepalive-send"));
+    state->next_send = now + kKeepAliveRetry;  // resent then unless a reply comes first
+  }
+}
+
+Task<void> Session::send_keep_alive(NodeContext* ctx, LeaseId lease, Duration interval,
+                                    std::shared_ptr<State> state) {
+  const MonoTime sent = ctx->monotonic_now();
+  LeaseKeepAliveRequest req;
+  req.id = lease;
+  Result<LeaseKeepAliveResponse> reply = co_await ctx->kv().lease_keep_alive(req);
+  if (!reply.ok() || state->lost) co_return;  // the loop resends; it alone declares a timeout
+  if (reply.value().ttl_seconds <= 0) {
+    state->lost = true;  // the server says the lease is gone
+  } else if (sent > state->last_reply) {
+    // Replies to resent requests may arrive out of order; only a newer one moves the times.
+    state->last_reply = sent;
+    state->next_send = ctx->monotonic_now() + interval;
   }
 }
 

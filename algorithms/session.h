@@ -1,7 +1,10 @@
 // Session: a lease kept alive in the background, as etcd's concurrency.Session does.
 //
 // Contract: open() grants a lease (ttl_seconds) and spawns a keep-alive task that sends one
-// keep-alive every keepalive_interval (default TTL/3, like the Go client). The session
+// keep-alive keepalive_interval (default TTL/3, like the Go client) after the last reply, and
+// while no reply comes resends every kKeepAliveRetry without waiting for the earlier
+// request's own timeout (again like the Go client): one lost message must not cost the lease.
+// The session
 // believes its lease is alive until a keep-alive reply says TTL 0 or until TTL has passed on
 // the node's monotonic clock since the last successful reply; from then on alive() is false.
 // Note that belief lags the server: the server may have expired the lease earlier (on the
@@ -18,6 +21,8 @@ namespace lockstep {
 
 class Session {
  public:
+  static constexpr Duration kKeepAliveRetry = milliseconds(500);
+
   Session(NodeContext& ctx, std::int64_t ttl_seconds, Duration keepalive_interval = Duration(0));
   ~Session();
 
@@ -32,10 +37,13 @@ class Session {
  private:
   struct State {
     bool lost = false;
-    MonoTime last_reply;
+    MonoTime last_reply;  // when the last successful keep-alive (or the grant) was sent
+    MonoTime next_send;   // when the loop sends the next keep-alive
   };
   static Task<void> keep_alive_loop(NodeContext* ctx, LeaseId lease, std::int64_t ttl_seconds,
                                     Duration interval, std::shared_ptr<State> state);
+  static Task<void> send_keep_alive(NodeContext* ctx, LeaseId lease, Duration interval,
+                                    std::shared_ptr<State> state);
 
   NodeContext& ctx_;
   std::int64_t ttl_seconds_;
