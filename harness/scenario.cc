@@ -563,21 +563,26 @@ std::string run_config_from_json(const nlohmann::json& j, const std::string& sou
   return err;
 }
 
+std::string scenario_from_text(const std::string& text, const std::string& source,
+                               Scenario& out) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    return source + ": not valid JSON: " + what;
+  }
+  return scenario_from_json(j, source, out);
+}
+
 std::string load_scenario_file(const std::filesystem::path& path, Scenario& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return path.string() + ": cannot read the file";
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
-    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    return path.string() + ": not valid JSON: " + what;
-  }
-  return scenario_from_json(j, path.string(), out);
+  return scenario_from_text(text.str(), path.string(), out);
 }
 
 std::string save_scenario_file(const std::filesystem::path& path, const Scenario& scenario,

@@ -35,7 +35,6 @@ struct Scenario {
   // scenario.json pins it.
   std::string expected_history_hash;
 
-  bool operator==(const Scenario&) const = default;
 };
 
 // The check names a scenario may list (RunConfig::checks).
@@ -62,7 +61,10 @@ std::string run_config_from_json(const nlohmann::json& j, const std::string& sou
 // "faults[2]"), or empty when they are equal in every field the format holds.
 std::string run_config_difference(const RunConfig& a, const RunConfig& b);
 
-// Reads and parses a file; errors name the file (and for bad JSON, the byte position).
+// Parses a file's text; errors start with `source` (for bad JSON, then the line and column).
+std::string scenario_from_text(const std::string& text, const std::string& source,
+                               Scenario& out);
+// Reads and parses a file; errors name the file (and for bad JSON, the line and column).
 std::string load_scenario_file(const std::filesystem::path& path, Scenario& out);
 // Writes a scenario (pretty-printed, trailing newline) through a temporary file; refuses to
 // replace an existing file unless `overwrite`. Returns an error message or empty.

@@ -221,6 +221,10 @@ TEST_CASE("unreadable and malformed files get a message naming the file") {
   const std::string err = load_scenario_file(dir.path / "broken.json", s);
   INFO(err);
   REQUIRE(err.find("broken.json: not valid JSON: parse error at line 2") != std::string::npos);
+  // Found by the fuzzer: a number too large for a double is JSON's out_of_range, not a crash.
+  const std::string huge = scenario_from_text("{\"seed\": 1e999}", "huge.json", s);
+  INFO(huge);
+  REQUIRE(huge.find("huge.json: not valid JSON: number overflow") != std::string::npos);
 }
 
 TEST_CASE("a run directory's scenario replays to the same history and verdict") {

@@ -33,6 +33,8 @@ std::string parse_json_file(const std::filesystem::path& path, nlohmann::json& o
     std::size_t line = 1;
     for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
     return path.string() + ":" + std::to_string(line) + ": not valid JSON (" + e.what() + ")";
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large (1e999)
+    return path.string() + ": not valid JSON (" + e.what() + ")";
   }
   if (!out.is_object()) return path.string() + ":1: expected a JSON object";
   return {};

@@ -93,10 +93,10 @@ void EtcdCluster::register_stream_break(ProcessId client, StreamBreakSink sink) 
 }
 
 void EtcdCluster::break_streams_of(int member_index) {
-  for (auto& [client, sink] : stream_break_sinks_) {
+  for (const auto& entry : stream_break_sinks_) {
     // The reset reaches the client after a network delay, like any packet.
-    network_.send(member(member_index).pid(), client,
-                  [sink, member_index] { sink(member_index); });
+    network_.send(member(member_index).pid(), entry.first,
+                  [sink = entry.second, member_index] { sink(member_index); });
   }
 }
 
