@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_real.h"
+#include "cli/run_real_security.h"
 #include "harness/run_request.h"
 #include "harness/run_files.h"
 #include "harness/sim_runner.h"
@@ -27,7 +28,24 @@ struct RunArgs {
   std::string endpoints;
   std::string etcd_bin;
   bool allow_remote = false;
+  RealSecurityArgs security;  // --cacert, --cert, --key, --user
 };
+
+// The etcd-only options given, as "--a, --b", or empty.
+std::string etcd_only_options_given(const RunArgs& args) {
+  std::string given;
+  auto note = [&](bool present, const char* name) {
+    if (present) given += (given.empty() ? "" : ", ") + std::string(name);
+  };
+  note(!args.endpoints.empty(), "--endpoints");
+  note(!args.etcd_bin.empty(), "--etcd-bin");
+  note(args.allow_remote, "--allow-remote");
+  note(!args.security.cacert.empty(), "--cacert");
+  note(!args.security.cert.empty(), "--cert");
+  note(!args.security.key.empty(), "--key");
+  note(!args.security.user.empty(), "--user");
+  return given;
+}
 
 int run(const RunArgs& args) {
   if (!(args.duration_seconds > 0) || args.duration_seconds > 86400) {
@@ -49,10 +67,11 @@ int run(const RunArgs& args) {
     real.allow_remote = args.allow_remote;
     real.out_dir = args.out_dir;
     real.force = args.force;
-    return run_real_backend(real);
+    return run_real_backend(real, args.security);
   }
-  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote) {
-    std::cerr << "lockstep run: --endpoints, --etcd-bin and --allow-remote need --backend etcd\n";
+  if (const std::string given = etcd_only_options_given(args); !given.empty()) {
+    std::cerr << "lockstep run: " << given << " need" << (given.find(',') == std::string::npos ? "s" : "")
+              << " --backend etcd\n";
     return kExitBadInput;
   }
   RunConfig config;
@@ -108,6 +127,16 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
                   "from PATH)");
   cmd->add_flag("--allow-remote", args->allow_remote,
                 "With --endpoints: allow endpoints that are not on this machine");
+  cmd->add_option("--cacert", args->security.cacert,
+                  "With --endpoints: verify the members' TLS certificates with this CA (PEM); "
+                  "turns TLS on");
+  cmd->add_option("--cert", args->security.cert,
+                  "With --endpoints: TLS client certificate (PEM); needs --key");
+  cmd->add_option("--key", args->security.key,
+                  "With --endpoints: the client certificate's private key (PEM)");
+  cmd->add_option("--user", args->security.user,
+                  "With --endpoints: log in as NAME[:PASSWORD]; without :PASSWORD the password "
+                  "comes from $LOCKSTEP_ETCD_PASSWORD");
   cmd->callback([&commands, args] { commands.action = [args] { return run(*args); }; });
 }
 

@@ -1,11 +1,13 @@
 #include "cli/run_real.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/run_real_security.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
 #include "harness/real_interrupt.h"
 #include "harness/real_run_request.h"
@@ -24,8 +26,10 @@ std::vector<std::string> split_endpoints(const std::string& text) {
   return out;
 }
 
+int run_real_backend(const RealRunArgs& args) { return run_real_backend(args, RealSecurityArgs{}); }
+
 #ifndef LOCKSTEP_HAVE_REAL_ETCD
-int run_real_backend(const RealRunArgs&) {
+int run_real_backend(const RealRunArgs&, const RealSecurityArgs&) {
   std::cerr << "lockstep run: this lockstep was built without the real etcd backend "
                "(configure with -DLOCKSTEP_BUILD_REAL_ETCD=ON)\n";
   return kExitBadInput;
@@ -70,7 +74,7 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
 
 }  // namespace
 
-int run_real_backend(const RealRunArgs& args) {
+int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_args) {
   RealBackendOptions backend;
   backend.endpoints = args.endpoints;
   backend.allow_remote = args.allow_remote;
@@ -80,8 +84,19 @@ int run_real_backend(const RealRunArgs& args) {
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
+  const char* password = std::getenv(kEtcdPasswordEnv);
+  real::EtcdClientSecurity security;
+  if (auto err = expand_real_security(security_args, backend.endpoints,
+                                      password ? std::optional<std::string>(password) : std::nullopt,
+                                      security);
+      !err.empty()) {
+    std::cerr << "lockstep run: " << err << "\n";
+    return kExitBadInput;
+  }
   RealRunOutcome outcome;
   {
+    // Every client the run makes (workload, truth watcher, compaction, clean-up) uses them.
+    real::ScopedDefaultSecurity secured(security);
     // Ctrl-C stops the run and the cluster; a second one kills at once.
     InterruptGuard guard;
     outcome = run_real(config, &InterruptGuard::flag());
@@ -95,6 +110,8 @@ int run_real_backend(const RealRunArgs& args) {
             << (backend.endpoints.empty() ? "local " + std::to_string(config.run.etcd.members) +
                                                 "-member cluster"
                                           : "existing cluster")
+            << (security.tls.enabled ? ", TLS" : "")
+            << (security.username.empty() ? "" : ", user " + security.username)
             << ", seed " << config.run.seed << "): " << (outcome.interrupted ? "INTERRUPTED, " : "")
             << result.history.events.size() << " events, " << result.stats.simulated_seconds
             << " real seconds\n";

@@ -19,6 +19,7 @@
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/local_cluster.h"
 #include "real_etcd/prefixed_kv_client.h"
+#include "real_etcd/test_certificates.h"
 
 namespace lockstep {
 namespace {
@@ -344,6 +345,120 @@ TEST_CASE("real run: what the real backend cannot do is refused with a clear mes
   c.backend.etcd_binary = "/nonexistent/etcd";
   RealRunOutcome missing = run_real(c, nullptr);
   CHECK(missing.error.find("apt-get install etcd-server") != std::string::npos);
+}
+
+// --cacert/--cert/--key/--user (expand_real_security): every refusal names its option.
+TEST_CASE("real run: TLS and login options are checked - each refusal names the option") {
+  const std::string dir = fresh_work_dir("security-args");
+  const std::string pem = dir + "/ca.crt";
+  const std::string not_pem = dir + "/notes.txt";
+  std::ofstream(pem) << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  std::ofstream(not_pem) << "hello\n";
+  const std::vector<std::string> https = {"https://127.0.0.1:23790"};
+  real::EtcdClientSecurity out;
+  auto refusal = [&](RealSecurityArgs a, std::vector<std::string> endpoints = {"https://127.0.0.1:23790"},
+                     std::optional<std::string> env = std::nullopt) {
+    return expand_real_security(a, endpoints, env, out);
+  };
+
+  // Nothing given: no TLS, no user, whatever the endpoints.
+  REQUIRE(refusal({}, {}).empty());
+  CHECK(out.empty());
+
+  CHECK(refusal({pem, "", "", ""}, {}) ==
+        "--cacert needs --endpoints: the local cluster lockstep starts serves plain http without users");
+  CHECK(refusal({"", "", "", "root:pw"}, {}).rfind("--user needs --endpoints", 0) == 0);
+  CHECK(refusal({"", pem, "", ""}) == "--cert needs --key (the client certificate's private key)");
+  CHECK(refusal({"", "", pem, ""}) == "--key needs --cert (the client certificate it belongs to)");
+  CHECK(refusal({dir + "/missing.crt", "", "", ""}) == "--cacert '" + dir + "/missing.crt': no such file");
+  CHECK(refusal({pem, pem, dir + "/missing.key", ""}) == "--key '" + dir + "/missing.key': no such file");
+  CHECK(refusal({dir, "", "", ""}) == "--cacert '" + dir + "': is a directory, expected a PEM file");
+  CHECK(refusal({"", not_pem, pem, ""}) == "--cert '" + not_pem + "': not a PEM file (no -----BEGIN line)");
+  CHECK(refusal({pem, "", "", ""}, {"http://127.0.0.1:23790"}) ==
+        "--cacert asks for TLS but endpoint 'http://127.0.0.1:23790' is plain http: write it "
+        "https://127.0.0.1:23790");
+  CHECK(refusal({"", "", "", ":pw"}) == "--user: the user name is empty (expected NAME or NAME:PASSWORD)");
+  CHECK(refusal({"", "", "", "root"}) ==
+        "--user root: no password; give --user root:PASSWORD or set LOCKSTEP_ETCD_PASSWORD");
+
+  // Accepted: TLS on with the files; the password after the first ':', else from the variable.
+  REQUIRE(refusal({pem, pem, pem, "root:p:w"}, {"127.0.0.1:23790"}).empty());
+  CHECK(out.tls.enabled);
+  CHECK(out.tls.ca_file == pem);
+  CHECK(out.tls.cert_file == pem);
+  CHECK(out.tls.key_file == pem);
+  CHECK(out.username == "root");
+  CHECK(out.password == "p:w");
+  REQUIRE(refusal({"", "", "", "root"}, {"http://127.0.0.1:23790"}, std::string("from-env")).empty());
+  CHECK_FALSE(out.tls.enabled);
+  CHECK(out.username == "root");
+  CHECK(out.password == "from-env");
+  REQUIRE(refusal({"", "", "", "root:given"}, https, std::string("from-env")).empty());
+  CHECK(out.password == "given");
+  fs::remove_all(dir);
+}
+
+// What `lockstep run --backend etcd --endpoints https://... --cacert --cert --key` does:
+// the options become process-wide defaults (ScopedDefaultSecurity) for the run, so every
+// client it makes connects with them; a cluster that demands client certificates serves it.
+TEST_CASE("real run: an existing cluster over mutual TLS serves every client of the run") {
+  auto certs = real::TestCertificates::make();
+  if (!certs) FAIL(certs.error().to_string());
+  const real::TestCertificates& pki = *certs.value();
+  real::LocalClusterOptions lo;
+  lo.members = 1;
+  lo.kill_on_stop = true;
+  lo.work_dir = pki.dir();
+  lo.client_tls.cert_file = pki.server_cert();
+  lo.client_tls.key_file = pki.server_key();
+  lo.client_tls.trusted_ca_file = pki.ca_cert();
+  lo.client_tls.client_cert_auth = true;
+  lo.client_tls.probe.ca_file = pki.ca_cert();
+  lo.client_tls.probe.cert_file = pki.client_cert();
+  lo.client_tls.probe.key_file = pki.client_key();
+  auto cluster = real::LocalCluster::start(lo);
+  if (!cluster) FAIL(cluster.error().to_string());
+
+  RealRunConfig c = base_config("etcd-mutex", 1, 2);
+  c.run.workload.duration = seconds(2);
+  c.backend.endpoints = cluster.value()->client_endpoints();
+  REQUIRE(c.backend.endpoints.at(0).rfind("https://", 0) == 0);
+  c.run.checks = {"mutex", "resource"};
+  c.run.liveness_bound = seconds(1);
+  RealSecurityArgs args;
+  args.cacert = pki.ca_cert();
+  args.cert = pki.client_cert();
+  args.key = pki.client_key();
+  real::EtcdClientSecurity security;
+  REQUIRE(expand_real_security(args, c.backend.endpoints, std::nullopt, security).empty());
+  RealRunOutcome out;
+  {
+    real::ScopedDefaultSecurity secured(security);
+    out = run_real(c, nullptr);
+  }
+  INFO(out.error);
+  REQUIRE(out.error.empty());
+  CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);
+  CHECK(count_events(out.result.history, EventKind::ok, "acquire") >= 2);
+  // The truth watcher saw the run's keys over TLS too.
+  CHECK(count_events(out.result.history, EventKind::truth, "key-put", "etcd") >= 2);
+
+  // Without the defaults a client of the same endpoints gets nowhere (the system's roots do
+  // not know the test CA).
+  real::EventLoop loop;
+  real::EtcdClientOptions plain;
+  plain.endpoints = c.backend.endpoints;
+  plain.call_deadline = seconds(2);
+  auto kv = real::EtcdKvClient::create(loop, plain);
+  REQUIRE(kv.ok());
+  RangeRequest probe;
+  probe.key = "x";
+  auto read = [](KvClient* k, RangeRequest r) -> Task<Result<RangeResponse>> {
+    co_return co_await k->range(r);
+  };
+  Result<RangeResponse> refused = loop.run(read(kv.value().get(), probe));
+  CHECK_FALSE(refused.ok());
+  kv.value().reset();
 }
 
 }  // namespace

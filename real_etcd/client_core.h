@@ -34,6 +34,7 @@ struct EndpointConn {
   std::unique_ptr<pb::Lease::Stub> lease;
   std::unique_ptr<pb::Watch::Stub> watch;
   std::unique_ptr<pb::Auth::Stub> auth;
+  ConnectSecurity security;  // for explaining failures to connect
 };
 
 template <typename Stub, typename Req, typename Resp>
@@ -62,6 +63,13 @@ class ClientCore {
   // TRANSIENT_FAILURE for ~10 s (gRPC 1.51) even after the member came back. Calls in
   // flight keep the old channel alive through their ClientContext.
   void connect(std::size_t index);
+
+  // Appends what about TLS likely made endpoint `index` unreachable (tls_connect_hint) to an
+  // `unavailable` error; other errors are left alone.
+  void explain_unavailable(std::size_t index, Error& error) const {
+    if (error.code == ErrorCode::unavailable)
+      error.message += tls_connect_hint(error.message, endpoints[index].security);
+  }
 
   // Adds the auth token (if any) and, for unary calls, the deadline.
   void prepare_context(grpc::ClientContext& context, bool with_deadline) const;
@@ -124,6 +132,7 @@ Task<Result<Resp>> ClientCore::unary(PrepareUnary<Stub, Req, Resp> prepare, Req 
     CallFailure failure = classify_failure(outcome.status.error_code(),
                                            outcome.status.error_message());
     failure.error.message = endpoints[index].target + ": " + failure.error.message;
+    explain_unavailable(index, failure.error);
     if (failure.switch_endpoint) endpoint_failed(index);
     if (failure.auth_token_rejected && !reauthenticated) {
       token.clear();

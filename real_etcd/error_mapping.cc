@@ -110,4 +110,30 @@ CallFailure classify_failure(grpc::StatusCode code, std::string_view message) {
   }
 }
 
+std::string tls_connect_hint(std::string_view message, ConnectSecurity security) {
+  if (contains(message, "Connection refused")) return {};
+  if (security.tls) {
+    if (contains(message, "certificate verify failed") || contains(message, "CERTIFICATE_VERIFY_FAILED"))
+      return " (TLS: the member's certificate is not signed by the trusted CA (--cacert) or "
+             "does not name this address)";
+    // The member ended the handshake: an alert about our certificate (when it comes during
+    // the handshake), or a closed connection (TLS 1.3: the client's side was already done).
+    if (contains(message, "certificate required") || contains(message, "bad certificate") ||
+        contains(message, "Endpoint read failed") || contains(message, "Socket closed")) {
+      return security.client_cert
+                 ? " (TLS: the member closed the connection during the handshake; it may not "
+                   "accept this client certificate, or not serve https)"
+                 : " (TLS: the member closed the connection during the handshake; it may demand "
+                   "a client certificate (--cert, --key), or not serve https)";
+    }
+    if (contains(message, "Ssl handshake failed") || contains(message, "Handshake failed"))
+      return " (TLS handshake failed: does the member serve https?)";
+    return {};
+  }
+  if (contains(message, "Socket closed") || contains(message, "Endpoint read failed"))
+    return " (the member closed the connection: if it serves TLS, write the endpoint "
+           "https://... or give --cacert)";
+  return {};
+}
+
 }  // namespace lockstep::real

@@ -8,6 +8,7 @@
 
 #include <grpcpp/support/status.h>
 
+#include <string>
 #include <string_view>
 
 #include "kv/result.h"
@@ -22,5 +23,18 @@ struct CallFailure {
 };
 
 CallFailure classify_failure(grpc::StatusCode code, std::string_view message);
+
+// What the connection was set up with, for explaining a failure to connect.
+struct ConnectSecurity {
+  bool tls = false;          // TLS channel
+  bool client_cert = false;  // presenting a client certificate
+};
+
+// A hint to append to a failure to connect (gRPC's `message`), saying what about TLS is the
+// likely cause: a server certificate the CA does not verify, a member that demands a client
+// certificate (it closes the handshake: "Endpoint read failed"), a TLS client talking to a
+// plain member, or a plain-text client talking to a TLS member ("Socket closed"). Empty when
+// TLS is not the likely cause (e.g. "Connection refused": nothing listens).
+std::string tls_connect_hint(std::string_view message, ConnectSecurity security);
 
 }  // namespace lockstep::real

@@ -78,5 +78,31 @@ TEST_CASE("an expired auth token asks for re-authentication") {
   REQUIRE(f.error.outcome == Outcome::definite);
 }
 
+TEST_CASE("a failure to connect says what about TLS is the likely cause") {
+  const ConnectSecurity tls_only{true, false}, with_cert{true, true}, plain{false, false};
+  const char* verify =
+      "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: Ssl handshake "
+      "failed: SSL_ERROR_SSL: error:0A000086:SSL routines::certificate verify failed";
+  CHECK(tls_connect_hint(verify, with_cert).find("not signed by the trusted CA") != std::string::npos);
+  const char* closed = "failed to connect to all addresses; last error: UNAVAILABLE: "
+                       "ipv4:127.0.0.1:1: Endpoint read failed";
+  CHECK(tls_connect_hint(closed, tls_only).find("may demand a client certificate") != std::string::npos);
+  CHECK(tls_connect_hint(closed, with_cert).find("may not accept this client certificate") !=
+        std::string::npos);
+  const char* alert = "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: "
+                      "Ssl handshake failed: SSL_ERROR_SSL: error:0A00045C:SSL routines::tlsv13 "
+                      "alert certificate required";
+  CHECK(tls_connect_hint(alert, tls_only).find("may demand a client certificate") != std::string::npos);
+  const char* socket_closed = "failed to connect to all addresses; last error: UNAVAILABLE: "
+                              "ipv4:127.0.0.1:1: Socket closed";
+  CHECK(tls_connect_hint(socket_closed, plain).find("write the endpoint https://") != std::string::npos);
+  // Nothing listening is not about TLS.
+  const char* refused = "failed to connect to all addresses; last error: UNKNOWN: "
+                        "ipv4:127.0.0.1:1: Failed to connect to remote host: Connection refused";
+  CHECK(tls_connect_hint(refused, with_cert).empty());
+  CHECK(tls_connect_hint(refused, plain).empty());
+  CHECK(tls_connect_hint("etcdserver: too many requests", plain).empty());
+}
+
 }  // namespace
 }  // namespace lockstep::real

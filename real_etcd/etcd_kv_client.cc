@@ -4,10 +4,9 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "real_etcd/channel_credentials.h"
 #include "real_etcd/client_core.h"
+#include "real_etcd/client_security.h"
 #include "real_etcd/convert.h"
 #include "real_etcd/endpoints.h"
 #include "real_etcd/keep_alive_channel.h"
@@ -15,44 +14,6 @@
 #include "real_etcd/watch_stream.h"
 
 namespace lockstep::real {
-namespace {
-
-Result<std::string> read_pem(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Error(ErrorCode::invalid_argument,
-                 std::string("cannot read TLS ") + what + " file '" + path + "'");
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result<std::shared_ptr<grpc::ChannelCredentials>> make_credentials(const EtcdTlsOptions& tls,
-                                                                   bool endpoint_wants_tls) {
-  if (!tls.enabled && !endpoint_wants_tls) return grpc::InsecureChannelCredentials();
-  grpc::SslCredentialsOptions ssl;
-  if (!tls.ca_file.empty()) {
-    auto ca = read_pem(tls.ca_file, "CA");
-    if (!ca) return ca.error();
-    ssl.pem_root_certs = std::move(ca.value());
-  }
-  if (tls.cert_file.empty() != tls.key_file.empty()) {
-    return Error(ErrorCode::invalid_argument,
-                 "TLS client certificate and key must be given together");
-  }
-  if (!tls.cert_file.empty()) {
-    auto cert = read_pem(tls.cert_file, "certificate");
-    if (!cert) return cert.error();
-    auto key = read_pem(tls.key_file, "key");
-    if (!key) return key.error();
-    ssl.pem_cert_chain = std::move(cert.value());
-    ssl.pem_private_key = std::move(key.value());
-  }
-  return grpc::SslCredentials(ssl);
-}
-
-}  // namespace
 
 void ClientCore::connect(std::size_t index) {
   EndpointConn& e = endpoints[index];
@@ -80,6 +41,7 @@ Task<Result<void>> ClientCore::ensure_token(std::size_t index) {
           index, &pb::Auth::Stub::PrepareAsyncAuthenticate, request, false);
   if (!outcome.status.ok()) {
     CallFailure f = classify_failure(outcome.status.error_code(), outcome.status.error_message());
+    explain_unavailable(index, f.error);
     if (f.switch_endpoint) endpoint_failed(index);
     if (f.never_sent) connect(index);
     // A refused login is definite; anything else about reaching the member is `unavailable`
@@ -102,11 +64,12 @@ Result<std::unique_ptr<EtcdKvClient>> EtcdKvClient::create(EventLoop& loop,
   if (options.call_deadline <= Duration::zero()) {
     return Error(ErrorCode::invalid_argument, "etcd client: call_deadline must be positive");
   }
+  apply_default_security(options);
   std::vector<EndpointConn> conns;
   for (const auto& text : options.endpoints) {
     auto address = parse_endpoint(text);
     if (!address) return address.error();
-    auto creds = make_credentials(options.tls, address->tls);
+    auto creds = make_channel_credentials(options.tls, address->tls);
     if (!creds) return creds.error();
     grpc::ChannelArguments args;
     // Own subchannels per client: two clients must not share (and so lose) one connection.
@@ -121,6 +84,8 @@ Result<std::unique_ptr<EtcdKvClient>> EtcdKvClient::create(EventLoop& loop,
     conn.target = address->target();
     conn.credentials = creds.value();
     conn.arguments = args;
+    conn.security.tls = options.tls.enabled || address->tls;
+    conn.security.client_cert = conn.security.tls && !options.tls.cert_file.empty();
     conns.push_back(std::move(conn));
   }
   auto core = std::make_unique<ClientCore>(loop.core(), std::move(options), std::move(conns));
@@ -221,6 +186,7 @@ Task<Result<std::unique_ptr<WatchStream>>> open_watch(ClientCore* core,
     if (created.ok()) co_return std::unique_ptr<WatchStream>(std::move(watch));
     Error error = created.error();
     error.message = core->endpoints[index].target + ": " + error.message;
+    core->explain_unavailable(index, error);
     const bool transport = error.code == ErrorCode::unavailable ||
                            error.code == ErrorCode::timeout ||
                            error.code == ErrorCode::connection_lost;

@@ -78,6 +78,7 @@ void KeepAliveChannel::on_stream_event(void* self) {
   if (ch->stream_ && ch->stream_->ended()) {
     const auto status = ch->stream_->status();
     CallFailure f = classify_failure(status.error_code(), status.error_message());
+    ch->client_.explain_unavailable(ch->stream_endpoint_, f.error);
     ch->client_.endpoint_failed(ch->stream_endpoint_);
     ch->reset(Error(ErrorCode::connection_lost, Outcome::indeterminate,
                     "lease keep-alive stream ended: " + f.error.message));

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "etcdpb/rpc.grpc.pb.h"
+#include "real_etcd/channel_credentials.h"
 
 extern char** environ;
 
@@ -101,7 +102,8 @@ struct LocalCluster::Member {
   std::string name;
   int client_port = 0;
   int peer_port = 0;
-  std::string endpoint;  // 127.0.0.1:client_port
+  std::string address;   // 127.0.0.1:client_port (what probes dial)
+  std::string endpoint;  // address, or https://address with client TLS (what clients dial)
   std::string advertised_peer_url;
   std::string data_dir;
   std::string log_file;
@@ -115,12 +117,12 @@ struct LocalCluster::Probe {
   std::unique_ptr<etcdserverpb::Maintenance::Stub> maintenance;
   std::unique_ptr<etcdserverpb::KV::Stub> kv;
 
-  explicit Probe(const std::string& endpoint) {
+  Probe(const std::string& address, const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
-    channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+    channel = grpc::CreateCustomChannel(address, credentials, args);
     maintenance = etcdserverpb::Maintenance::NewStub(channel);
     kv = etcdserverpb::KV::NewStub(channel);
   }
@@ -168,8 +170,27 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOptions op
   auto binary = find_binary(options.etcd_binary);
   if (!binary) return binary.error();
 
+  const LocalClusterTls& tls = options.client_tls;
+  const bool with_tls = !tls.cert_file.empty();
+  if (with_tls && tls.key_file.empty()) {
+    return Error(ErrorCode::invalid_argument, "local cluster: client_tls.cert_file needs key_file");
+  }
+  if (!with_tls && (!tls.key_file.empty() || !tls.trusted_ca_file.empty() || tls.client_cert_auth)) {
+    return Error(ErrorCode::invalid_argument,
+                 "local cluster: client_tls options need client_tls.cert_file");
+  }
+  if (tls.client_cert_auth && tls.trusted_ca_file.empty()) {
+    return Error(ErrorCode::invalid_argument,
+                 "local cluster: client_tls.client_cert_auth needs trusted_ca_file");
+  }
+  EtcdTlsOptions probe_tls = tls.probe;
+  probe_tls.enabled = with_tls;
+  auto probe_credentials = make_channel_credentials(probe_tls, with_tls);
+  if (!probe_credentials) return probe_credentials.error();
+
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(std::move(options)));
   cluster->binary_ = binary.value();
+  cluster->probe_credentials_ = std::move(probe_credentials.value());
 
   std::string pattern = temp_parent(cluster->options_.work_dir) + "/lockstep-etcd-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
@@ -187,7 +208,8 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOptions op
     m->name = "m" + std::to_string(i);
     m->client_port = ports.value()[2 * i];
     m->peer_port = ports.value()[2 * i + 1];
-    m->endpoint = "127.0.0.1:" + std::to_string(m->client_port);
+    m->address = "127.0.0.1:" + std::to_string(m->client_port);
+    m->endpoint = (with_tls ? "https://" : "") + m->address;
     m->data_dir = cluster->base_dir_ + "/" + m->name + ".etcd";
     m->log_file = cluster->base_dir_ + "/" + m->name + ".log";
     m->advertised_peer_url = "http://127.0.0.1:" + std::to_string(m->peer_port);
@@ -262,7 +284,8 @@ Result<void> LocalCluster::launch(int index) {
     if (!initial_cluster.empty()) initial_cluster += ",";
     initial_cluster += other->name + "=" + other->advertised_peer_url;
   }
-  const std::string client_url = "http://" + m.endpoint;
+  const LocalClusterTls& tls = options_.client_tls;
+  const std::string client_url = (tls.cert_file.empty() ? "http://" : "https://") + m.address;
   const std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
   std::vector<std::string> args = {
       binary_,
@@ -280,6 +303,12 @@ Result<void> LocalCluster::launch(int index) {
       "--logger=zap",
       "--log-outputs=stderr",
   };
+  if (!tls.cert_file.empty()) {
+    args.push_back("--cert-file=" + tls.cert_file);
+    args.push_back("--key-file=" + tls.key_file);
+    if (!tls.trusted_ca_file.empty()) args.push_back("--trusted-ca-file=" + tls.trusted_ca_file);
+    if (tls.client_cert_auth) args.push_back("--client-cert-auth");
+  }
   for (const auto& extra : options_.extra_args) args.push_back(extra);
 
   // Everything the child needs is prepared before fork(): after fork in a multi-threaded
@@ -357,7 +386,7 @@ Result<void> LocalCluster::wait_healthy(Duration max_wait) {
       const Member& m = *members_[static_cast<std::size_t>(i)];
       if (m.pid == 0 || m.paused) continue;
       auto& probe = probes[i];
-      if (!probe) probe = std::make_unique<Probe>(m.endpoint);
+      if (!probe) probe = std::make_unique<Probe>(m.address, probe_credentials_);
       auto st = probe->status(milliseconds(300));
       if (!st) {
         all_ok = false;
@@ -396,7 +425,7 @@ Result<int> LocalCluster::leader(Duration max_wait) {
     for (int i = 0; i < size(); ++i) {
       const Member& m = *members_[static_cast<std::size_t>(i)];
       if (m.pid == 0 || m.paused) continue;
-      Probe probe(m.endpoint);
+      Probe probe(m.address, probe_credentials_);
       auto st = probe.status(milliseconds(300));
       if (!st) continue;
       ++answered;
@@ -424,12 +453,12 @@ Result<int> LocalCluster::transfer_leadership(int to, Duration max_wait) {
   if (!from) return from.error();
   if (from.value() == to)
     return Error(ErrorCode::invalid_argument, "transfer_leadership: member " + target.name + " already leads");
-  Probe to_probe(target.endpoint);
+  Probe to_probe(target.address, probe_credentials_);
   auto target_status = to_probe.status(milliseconds(500));
   if (!target_status)
     return Error(ErrorCode::unavailable, "transfer_leadership: member " + target.name +
                                              " does not answer: " + to_probe.last_error);
-  Probe leader_probe(members_[static_cast<std::size_t>(from.value())]->endpoint);
+  Probe leader_probe(members_[static_cast<std::size_t>(from.value())]->address, probe_credentials_);
   const std::string err = leader_probe.move_leader(target_status->first, max_wait);
   if (!err.empty()) return Error(ErrorCode::unavailable, "transfer_leadership: " + err);
   return from.value();

@@ -14,6 +14,9 @@
 //     waits for each by PID, and removes the base directory, whatever state it is in.
 //   - Children get PR_SET_PDEATHSIG(SIGKILL), so they die with the thread that started them
 //     even if this process crashes: start the cluster from a long-lived thread.
+//   - With client_tls.cert_file set, members serve clients over TLS only (https client URLs,
+//     optionally demanding client certificates); peers still talk plain http. The cluster's
+//     own probes connect with client_tls.probe.
 #pragma once
 
 #include <sys/types.h>
@@ -25,8 +28,25 @@
 
 #include "kv/result.h"
 #include "kv/time.h"
+#include "real_etcd/etcd_client_options.h"
+
+namespace grpc {
+class ChannelCredentials;
+}
 
 namespace lockstep::real {
+
+// Serving clients over TLS: etcd's --cert-file, --key-file, --trusted-ca-file and
+// --client-cert-auth. All files are PEM.
+struct LocalClusterTls {
+  std::string cert_file;  // what members present to clients (must name 127.0.0.1); empty: http
+  std::string key_file;
+  std::string trusted_ca_file;    // the CA client certificates must chain to
+  bool client_cert_auth = false;  // refuse clients without such a certificate
+  // How the cluster's own probes (health, leader, MoveLeader) connect: the CA that signed
+  // cert_file and, with client_cert_auth, a client certificate and key (TLS is implied).
+  EtcdTlsOptions probe;
+};
 
 struct LocalClusterOptions {
   int members = 1;
@@ -45,6 +65,7 @@ struct LocalClusterOptions {
   // Called after every launch of a member process (start, restart, relaunch) with its pid,
   // before the member is waited for (e.g. so a LinkProxy can tell its connections apart).
   std::function<void(int member, pid_t pid)> on_launched;
+  LocalClusterTls client_tls;  // default: plain http
   // Polled while waiting for health: returning true gives up at once (e.g. on Ctrl-C) with a
   // definite `cancelled`-style unavailable error; everything started is still cleaned up.
   std::function<bool()> should_abort;
@@ -58,7 +79,7 @@ class LocalCluster {
   LocalCluster& operator=(const LocalCluster&) = delete;
 
   int size() const { return static_cast<int>(members_.size()); }
-  // "127.0.0.1:port" per member, in member order.
+  // "127.0.0.1:port" per member, in member order ("https://127.0.0.1:port" with client TLS).
   std::vector<std::string> client_endpoints() const;
   const std::string& client_endpoint(int member) const;
   pid_t pid(int member) const;  // 0 when the member is not running
@@ -113,6 +134,7 @@ class LocalCluster {
   std::string base_dir_;
   std::string cluster_token_;
   std::vector<std::unique_ptr<Member>> members_;
+  std::shared_ptr<grpc::ChannelCredentials> probe_credentials_;
 };
 
 }  // namespace lockstep::real

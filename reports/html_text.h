@@ -1,4 +1,4 @@
-// Putting text into HTML safely. Internal to reports/.
+// Putting text into HTML safely (the reports, and the demo's index page).
 #pragma once
 
 #include <string>

@@ -139,6 +139,44 @@ TEST_CASE("a watch from a past revision sees the delete of a key") {
   REQUIRE(saw_delete);
 }
 
+// Like etcd (mvcc.ErrEmptyWatcherRange, "mvcc: watcher range is empty"): a watch whose
+// range_end is set, is not "\0" and is <= key is refused with the definite invalid_argument
+// the gRPC client returns for it; it takes no watch id. Found by the differential test (D1).
+TEST_CASE("a watch on an empty range is refused as etcd refuses it") {
+  Rig rig(1);
+  std::vector<Result<std::unique_ptr<WatchStream>>> refused;
+  std::int64_t first_id = 0;
+  bool open_ended_ok = false;
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    for (const char* end : {"a", "k"}) {  // below the key, and equal to it
+      WatchCreateRequest empty;
+      empty.key = "k";
+      empty.range_end = end;
+      refused.push_back(co_await n->kv().watch(empty));
+    }
+    WatchCreateRequest prefix;
+    prefix.key = "k";
+    prefix.range_end = "l";
+    auto ok = co_await n->kv().watch(prefix);
+    if (ok.ok()) first_id = ok.value()->watch_id();
+    WatchCreateRequest from_key;  // "\0": every key >= key, never empty
+    from_key.key = "k";
+    from_key.range_end = std::string(1, '\0');
+    auto all = co_await n->kv().watch(from_key);
+    open_ended_ok = all.ok();
+    *done = true;
+  });
+  REQUIRE(refused.size() == 2);
+  for (const auto& r : refused) {
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::invalid_argument);
+    CHECK(r.error().outcome == Outcome::definite);
+    CHECK(r.error().message.find("watcher range is empty") != std::string::npos);
+  }
+  CHECK(first_id == 1);  // the refusals took no id
+  CHECK(open_ended_ok);
+}
+
 }  // namespace
 }  // namespace lockstep::sim
 

@@ -78,7 +78,8 @@ void EtcdMember::reset_election_timer() {
   const auto timeout_ns = cluster_.config().election_timeout.count();
   const Duration timeout(timeout_ns + static_cast<std::int64_t>(
                                           rng_.below(static_cast<std::uint64_t>(timeout_ns))));
-  cluster_.world().schedule_after_local(timeout, pid_, [this, generation] {
+  cluster_.world().cancel(election_timer_);
+  election_timer_ = cluster_.world().schedule_after_local(timeout, pid_, [this, generation] {
     if (generation != election_generation_ || role_ == MemberRole::leader) return;
     become_candidate(/*forced=*/false);
   });
@@ -399,8 +400,10 @@ void EtcdMember::handle_client(ReplyRoute route, ClientRequest request) {
     }
     return;
   }
-  pending_[id] = PendingRequest{route, std::move(request), deadline, false, std::nullopt};
-  cluster_.world().schedule_at(deadline, pid_, [this] { fail_expired_requests(); });
+  pending_[id] = PendingRequest{route, std::move(request), deadline, false, std::nullopt,
+                                cluster_.world().schedule_at(deadline, pid_, [this] {
+                                  fail_expired_requests();
+                                })};
   retry_waiting_requests();
 }
 
@@ -582,6 +585,7 @@ void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse>
   auto it = pending_.find(request_id);
   if (it == pending_.end()) return;
   const ReplyRoute route = it->second.route;
+  cluster_.world().cancel(it->second.deadline_timer);
   pending_.erase(it);
   reply(route, std::move(response));
 }
@@ -641,6 +645,22 @@ void EtcdMember::lease_scan() {
 // ---------------------------------------------------------------- watches
 
 void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
+  // etcd refuses a watch on an empty range (range_end set, not "\0", and <= key; bytes
+  // compare unsigned, as std::string does): mvcc's Watch returns ErrEmptyWatcherRange before
+  // taking an id, and the server answers created and cancelled at once, with watch id -1.
+  const bool empty_range = !request.range_end.empty() &&
+                           request.range_end != std::string(1, '\0') &&
+                           request.key >= request.range_end;
+  if (empty_range) {
+    WatchResponse refused;
+    refused.header = header();
+    refused.watch_id = -1;
+    refused.created = true;
+    refused.canceled = true;
+    refused.cancel_reason = "mvcc: watcher range is empty";
+    reply(route, ClientResponse(std::move(refused)));
+    return;
+  }
   const std::int64_t watch_id = next_watch_id_++;
   WatchResponse created;
   created.header = header();

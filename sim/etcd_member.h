@@ -119,6 +119,7 @@ class EtcdMember {
     bool in_flight = false;
     // For reads: the index to reach before serving, once the leader gave it.
     std::optional<std::uint64_t> read_index;
+    World::EventId deadline_timer;  // cancelled when the request finishes first
   };
   struct Watcher {
     ReplyRoute route;  // call_id is the client's stream id
@@ -181,6 +182,8 @@ class EtcdMember {
   int leader_ = -1;
   std::uint64_t commit_index_ = 0;
   std::uint64_t election_generation_ = 0;
+  // The pending election timeout; cancelled when a new one replaces it (every heartbeat).
+  World::EventId election_timer_;
   std::uint64_t heartbeat_generation_ = 0;
   Duration last_heard_leader_local_{-1'000'000'000'000LL};
   std::set<int> votes_;

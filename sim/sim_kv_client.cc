@@ -1,6 +1,7 @@
 #include "sim/sim_kv_client.h"
 
 #include <cassert>
+#include <string>
 
 namespace lockstep::sim {
 
@@ -47,13 +48,14 @@ class SimWatchStream : public WatchStream {
       if (state_->ended) co_return Error(ErrorCode::connection_lost, "watch stream ended");
       auto slot = std::make_shared<Slot<bool>>();
       state_->waiter = slot;
-      client_.world_.schedule_after_local(max_wait, client_.pid_, [world = &client_.world_,
-                                                                   pid = client_.pid_, slot] {
-        if (slot->value) return;
-        slot->value = false;
-        fire_wake(*world, pid, slot->wake);
-      });
+      const auto timer = client_.world_.schedule_after_local(
+          max_wait, client_.pid_, [world = &client_.world_, pid = client_.pid_, slot] {
+            if (slot->value) return;
+            slot->value = false;
+            fire_wake(*world, pid, slot->wake);
+          });
       co_await WakeAwaiter(slot->wake);
+      client_.world_.cancel(timer);
       state_->waiter.reset();
       if (state_->queue.empty())
         co_return Error(ErrorCode::timeout, Outcome::definite, "no watch event within max_wait");
@@ -125,7 +127,9 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse> respons
   if (it == calls_.end()) return;
   if (it->second.is_watch_create && response.ok()) {
     auto* w = std::get_if<WatchResponse>(&response.value());
-    if (w && w->created) {
+    // Created and cancelled at once is a refusal (watch() turns it into an error): there is
+    // no watch on the member to stream from or to cancel.
+    if (w && w->created && !w->canceled) {
       if (it->second.slot->wake->cancelled) {
         // Nobody waits for this watch any more: close it.
         cluster_.send_request(pid_, it->second.member, ReplyRoute{pid_, 0},
@@ -159,10 +163,11 @@ Task<Result<ClientResponse>> SimKvClient::call(ClientRequest request) {
   auto slot = std::make_shared<Slot<Result<ClientResponse>>>();
   calls_[id] = PendingCall{slot, member, std::holds_alternative<WatchCreateRequest>(request)};
   cluster_.send_request(pid_, member, ReplyRoute{pid_, id}, std::move(request));
-  world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
+  const auto timer = world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"));
   });
   co_await WakeAwaiter(slot->wake);
+  world_.cancel(timer);
   Result<ClientResponse> response = std::move(*slot->value);
   if (!response.ok()) note_error(response.error(), member);
   co_return response;
@@ -210,6 +215,17 @@ Task<Result<std::unique_ptr<WatchStream>>> SimKvClient::watch(WatchCreateRequest
   const std::uint64_t id = next_call_id_;  // the id call() will use
   Result<WatchResponse> created = co_await typed_call<WatchResponse>(std::move(request));
   if (!created.ok()) co_return created.error();
+  if (created.value().canceled) {
+    // The member refused the watch, as etcd's server does (created and cancelled in one
+    // reply); the same errors as the gRPC client's (real_etcd/watch_stream.cc).
+    if (created.value().compact_revision > 0) {
+      co_return Error(ErrorCode::compacted,
+                      "watch: start revision compacted (compact_revision " +
+                          std::to_string(created.value().compact_revision) + ")");
+    }
+    co_return Error(ErrorCode::invalid_argument,
+                    "watch refused: " + created.value().cancel_reason);
+  }
   auto s = streams_.find(id);
   if (s == streams_.end())
     co_return Error(ErrorCode::connection_lost, "watch stream closed before it was created");

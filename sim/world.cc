@@ -76,41 +76,117 @@ void World::set_restart_hook(ProcessId id, std::function<void()> hook) {
   restart_hooks_[id] = std::move(hook);
 }
 
-void World::schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn) {
+World::EventId World::schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn) {
   if (at < now_) at = now_;
-  const Process& p = process(owner);
-  queue_.push_back(Event{at.time_since_epoch().count(), next_seq_++, owner, p.incarnation,
-                         std::move(fn)});
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  std::uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  const std::uint64_t seq = next_seq_++;
+  Slot& s = slots_[slot];
+  s.seq = seq;
+  s.owner = owner;
+  s.incarnation = process(owner).incarnation;
+  s.fn = std::move(fn);
+  queue_.push_back(Key{at.time_since_epoch().count(), seq, slot});
+  s.heap_pos = queue_.size() - 1;
+  heap_sift_up(queue_.size() - 1);
+  return EventId{slot, seq};
 }
 
-void World::schedule_after_local(Duration local_delay, ProcessId owner, std::function<void()> fn) {
-  schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
-              std::move(fn));
+World::EventId World::schedule_after_local(Duration local_delay, ProcessId owner,
+                                           std::function<void()> fn) {
+  return schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
+                     std::move(fn));
+}
+
+void World::release_slot(std::uint32_t slot) {
+  slots_[slot].seq = kFree;
+  slots_[slot].fn = nullptr;
+  free_slots_.push_back(slot);
+}
+
+void World::cancel(EventId id) {
+  // A default EventId (seq kFree) names nothing; otherwise the seq tells whether the slot
+  // still holds that event (it ran, was dropped, or the slot holds a later event).
+  if (id.seq == kFree || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) return;
+  heap_remove(slots_[id.slot].heap_pos);
+  release_slot(id.slot);
+}
+
+void World::heap_place(std::size_t pos, const Key& key) {
+  queue_[pos] = key;
+  slots_[key.slot].heap_pos = pos;
+}
+
+void World::heap_sift_up(std::size_t pos) {
+  const Key key = queue_[pos];
+  while (pos > 0) {
+    const std::size_t parent = (pos - 1) / 2;
+    if (!Later{}(queue_[parent], key)) break;
+    heap_place(pos, queue_[parent]);
+    pos = parent;
+  }
+  heap_place(pos, key);
+}
+
+void World::heap_sift_down(std::size_t pos) {
+  const Key key = queue_[pos];
+  const std::size_t n = queue_.size();
+  for (;;) {
+    std::size_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
+    if (!Later{}(key, queue_[child])) break;
+    heap_place(pos, queue_[child]);
+    pos = child;
+  }
+  heap_place(pos, key);
+}
+
+void World::heap_remove(std::size_t pos) {
+  const std::size_t last = queue_.size() - 1;
+  if (pos != last) {
+    heap_place(pos, queue_[last]);
+    queue_.pop_back();
+    heap_sift_down(pos);
+    heap_sift_up(pos);
+  } else {
+    queue_.pop_back();
+  }
 }
 
 bool World::step() {
   if (queue_.empty()) return false;
-  std::pop_heap(queue_.begin(), queue_.end(), Later{});
-  Event e = std::move(queue_.back());
-  queue_.pop_back();
-  assert(e.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
-  now_ = TrueTime(Duration(e.at_ns));
-  run_event(e);
+  const Key key = queue_.front();
+  heap_remove(0);
+  Slot& slot = slots_[key.slot];
+  assert(slot.seq == key.seq && "the heap holds live events only");
+  assert(key.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
+  now_ = TrueTime(Duration(key.at_ns));
+  std::function<void()> fn = std::move(slot.fn);
+  const ProcessId owner = slot.owner;
+  const std::uint64_t incarnation = slot.incarnation;
+  release_slot(key.slot);  // before running: fn may schedule (and reuse the slot)
+  run_event(owner, incarnation, fn);
   return true;
 }
 
-void World::run_event(Event& e) {
-  Process& p = process(e.owner);
-  if (p.incarnation != e.incarnation || p.crashed) return;  // scheduled before a crash
+void World::run_event(ProcessId owner, std::uint64_t incarnation, std::function<void()>& fn) {
+  Process& p = process(owner);
+  if (p.incarnation != incarnation || p.crashed) return;  // scheduled before a crash
   if (p.paused) {
-    p.held.push_back(std::move(e.fn));
+    p.held.push_back(std::move(fn));
     return;
   }
   ++events_run_;
   const ProcessId previous = current_;
-  current_ = e.owner;
-  e.fn();
+  current_ = owner;
+  fn();
   current_ = previous;
 }
 

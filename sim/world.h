@@ -88,13 +88,22 @@ class World {
   void set_restart_hook(ProcessId id, std::function<void()> hook);
 
   // ---- events ----
+  // Names one scheduled event, for cancel(). Stays valid (and harmless) after the event ran.
+  struct EventId {
+    std::uint32_t slot = 0;
+    std::uint64_t seq = ~std::uint64_t{0};
+  };
   // Runs `fn` on behalf of `owner` at true time `at` (not before now).
-  void schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn);
-  void schedule_after(Duration delay, ProcessId owner, std::function<void()> fn) {
-    schedule_at(now_ + delay, owner, std::move(fn));
+  EventId schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn);
+  EventId schedule_after(Duration delay, ProcessId owner, std::function<void()> fn) {
+    return schedule_at(now_ + delay, owner, std::move(fn));
   }
   // Runs `fn` after `local_delay` on the owner's monotonic clock.
-  void schedule_after_local(Duration local_delay, ProcessId owner, std::function<void()> fn);
+  EventId schedule_after_local(Duration local_delay, ProcessId owner, std::function<void()> fn);
+  // Drops a pending event (its function is destroyed now). A no-op when it already ran, was
+  // dropped or was cancelled. Why: most timers (request timeouts) are overtaken by a reply;
+  // dropping them keeps the queue small.
+  void cancel(EventId id);
   void post(ProcessId owner, std::function<void()> fn) { schedule_at(now_, owner, std::move(fn)); }
 
   // Runs events until none is left at or before `until`; then time is `until`.
@@ -114,26 +123,44 @@ class World {
   void record_truth(const std::string& process, const std::string& op, const nlohmann::json& args);
 
  private:
-  struct Event {
+  // The queue is a binary heap of small keys; the events themselves stay put in slots, and
+  // each slot knows its key's heap position so that cancel() removes the key at once.
+  // Why: heap operations move their elements, and a key is 24 bytes where an event with its
+  // std::function is 64; and most timers are cancelled, which would otherwise leave the heap
+  // thousands of keys deep (profiling showed the heap as the simulator's top cost).
+  struct Key {
     std::int64_t at_ns;
-    std::uint64_t seq;
-    ProcessId owner;
-    std::uint64_t incarnation;
-    std::function<void()> fn;
+    std::uint64_t seq;  // ties in time run in scheduling order
+    std::uint32_t slot;
   };
   struct Later {
-    bool operator()(const Event& a, const Event& b) const {
+    bool operator()(const Key& a, const Key& b) const {
       return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq;
     }
   };
-  void run_event(Event& e);
+  struct Slot {
+    std::uint64_t seq = ~std::uint64_t{0};  // of the event it holds; kFree when none
+    ProcessId owner = kWorldProcess;
+    std::uint64_t incarnation = 0;
+    std::size_t heap_pos = 0;  // where its key is in queue_
+    std::function<void()> fn;
+  };
+  static constexpr std::uint64_t kFree = ~std::uint64_t{0};
+  void release_slot(std::uint32_t slot);
+  void heap_place(std::size_t pos, const Key& key);
+  void heap_sift_up(std::size_t pos);
+  void heap_sift_down(std::size_t pos);
+  void heap_remove(std::size_t pos);
+  void run_event(ProcessId owner, std::uint64_t incarnation, std::function<void()>& fn);
 
   std::uint64_t seed_;
   Rng root_rng_;
   TrueTime now_{};
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_run_ = 0;
-  std::vector<Event> queue_;  // a binary heap under Later
+  std::vector<Key> queue_;  // a binary heap under Later: the earliest event first
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
   std::vector<std::unique_ptr<Process>> processes_;
   std::map<ProcessId, std::function<void()>> crash_hooks_;
   std::map<ProcessId, std::function<void()>> restart_hooks_;

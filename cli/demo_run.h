@@ -1,0 +1,64 @@
+// One algorithm of `lockstep demo`: explore its seeds under every fault class, shrink the
+// first failure, and write the run directory that shows the outcome, with its report.
+//
+// Contract:
+//   - Seeds are drawn as `lockstep explore` draws them (harness/explore.h: first_seed, +1, ...,
+//     each switching on its own subset of every fault class), judged by the checks of
+//     demo_plan(info). Exploring stops at the first failure, which is shrunk.
+//   - With `seeds` set and shrink_seconds 0, the outcome is a function of the settings (not of
+//     `jobs` or the machine's speed): explore reports the lowest failing seed and the shrinker
+//     the result a sequential search would find within shrink_runs. With a time budget, how
+//     many seeds run, and so which failure is found, depends on the machine.
+//   - `dir` receives history.jsonl, verdict.json, scenario.json and report.html: the shrunk
+//     failure or, when no seed failed, the run of the first seed explored (a representative
+//     survivor). `lockstep replay dir/scenario.json` reproduces it (its verdict and history).
+//   - Never throws for bad input or I/O: errors come back in DemoOutcome::error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "algorithms/registry.h"
+#include "cli/demo_plan.h"
+#include "kv/time.h"
+
+namespace lockstep::cli {
+
+struct DemoSettings {
+  std::uint64_t first_seed = 1;
+  std::uint64_t seeds = 0;      // seeds per algorithm; 0: run seeds for budget_seconds
+  double budget_seconds = 0;    // wall-clock share of this algorithm, when seeds == 0
+  double shrink_seconds = 0;    // wall-clock cap on shrinking; 0: none (shrink_runs only)
+  int shrink_runs = 200;
+  int jobs = 1;
+  bool overwrite = false;       // replace files already in the run directory
+  // The shape of every seed's run.
+  int clients = 3;
+  int members = 3;
+  Duration duration = seconds(20);
+  Duration max_fault_duration = seconds(15);
+};
+
+struct DemoOutcome {
+  std::string algorithm;
+  std::string summary;  // the catalogue's one-line description
+  DemoPlan plan;
+  std::string error;    // non-empty: the run directory may be missing or incomplete
+  std::uint64_t seeds_run = 0;  // seeds explored (finished)
+  std::uint64_t unknown = 0;    // of which a check answered "unknown"
+  std::optional<std::uint64_t> failing_seed;
+  std::string verdict;          // of the run written: "violated", "ok" or "unknown"
+  std::string violated_check;   // the check the written failure violates
+  std::string explanation;      // the report's explanation of that violation, as text
+  std::string shrink_text;      // e.g. "shrunk in 40 runs to 1 fault, 2 clients, 100 ms of load"
+  double wall_seconds = 0;
+  // A violation of what the algorithm is expected to hold: a bug, to be reported loudly.
+  bool unexpected() const { return plan.expected_to_hold && failing_seed.has_value(); }
+};
+
+DemoOutcome demo_algorithm(const AlgorithmInfo& info, const DemoSettings& settings,
+                           const std::filesystem::path& dir);
+
+}  // namespace lockstep::cli
