@@ -93,10 +93,10 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
+  // Every client the run makes (workload, truth watcher, compaction, clean-up) uses them.
+  config.backend.security = security;
   RealRunOutcome outcome;
   {
-    // Every client the run makes (workload, truth watcher, compaction, clean-up) uses them.
-    real::ScopedDefaultSecurity secured(security);
     // Ctrl-C stops the run and the cluster; a second one kills at once.
     InterruptGuard guard;
     outcome = run_real(config, &InterruptGuard::flag());

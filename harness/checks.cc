@@ -34,18 +34,24 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
     CheckResult mutex = check_mutual_exclusion(history);
     const bool leased = config.algorithm_options.count("lease_ttl_seconds") &&
                         config.algorithm_options.at("lease_ttl_seconds") > 0;
-    // Only where a fault could have made a holder outlive its lease before the overlap: a
-    // check-then-act race with no such fault is the algorithm's own bug.
+    // Only where faults could have made a holder outlive its lease before the overlap: a
+    // check-then-act race with no such fault, or one after faults far shorter than the TTL,
+    // is the algorithm's (or its keep-alive's) own bug. A holder renews every TTL/3, so one
+    // fault must stop it for about 2/3 of the TTL; faults before the overlap are summed (they
+    // may hit back to back), and any clock fault or dropped keep-alive qualifies at once.
     bool lease_outlived = false;
     if (mutex.status == CheckStatus::violated && leased) {
       const std::int64_t overlap_ns = mutex.witness.value("overlap_start_ns", std::int64_t{0});
+      const std::int64_t ttl_ms = 1000 * config.algorithm_options.at("lease_ttl_seconds");
+      std::int64_t stopped_ms = 0;
       for (const auto& e : history.events) {
         if (e.true_ns > overlap_ns) break;
-        if (e.kind == EventKind::fault && e.args.value("phase", "") == "start" &&
-            (e.op == "pause" || e.op == "partition" || e.op == "clock" || e.op == "lease-drop" ||
-             e.op == "delay" || e.op == "loss"))
-          lease_outlived = true;
+        if (e.kind != EventKind::fault || e.args.value("phase", "") != "start") continue;
+        if (e.op == "clock" || e.op == "lease-drop") lease_outlived = true;
+        if (e.op == "pause" || e.op == "partition" || e.op == "delay" || e.op == "loss")
+          stopped_ms += e.args.value("duration_ms", std::int64_t{0});
       }
+      if (3 * stopped_ms >= 2 * ttl_ms) lease_outlived = true;
     }
     if (lease_outlived) {
       // Say plainly when the violation is the one no lease-based lock can prevent.

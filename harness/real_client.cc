@@ -72,6 +72,7 @@ void RealClient::thread_main(std::promise<Result<void>>* started) {
     real::EtcdClientOptions options;
     options.endpoints = setup_.endpoints;
     options.call_deadline = setup_.call_deadline;
+    options.set_security(setup_.security);
     auto grpc = real::EtcdKvClient::create(state->loop, options);
     if (!grpc) {
       {

@@ -30,6 +30,7 @@
 #include "harness/real_resource.h"
 #include "harness/run_config.h"
 #include "kv/result.h"
+#include "real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 
@@ -38,6 +39,7 @@ struct RealClientSetup {
   std::vector<std::string> endpoints;  // in the order this client tries them
   std::string key_prefix;
   Duration call_deadline = seconds(2);
+  real::EtcdClientSecurity security;
   const AlgorithmInfo* algorithm = nullptr;
   LockSetup lock_setup;
   WorkloadConfig workload;

@@ -211,6 +211,7 @@ void RealFaultInjector::begin(const sim::FaultSpec& f) {
     real::EtcdClientOptions options;
     options.endpoints = t_.endpoints;
     options.call_deadline = t_.call_deadline;
+    options.set_security(t_.security);
     auto kv = real::EtcdKvClient::create(loop, options);
     if (!kv) {
       skipped.push_back(kv.error().message);

@@ -50,6 +50,7 @@ struct RealFaultTargets {
   std::vector<std::string> endpoints;     // direct, for compaction
   std::string key_prefix;
   Duration call_deadline = seconds(2);
+  real::EtcdClientSecurity security;
 };
 
 class RealFaultInjector {

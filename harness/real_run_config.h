@@ -8,6 +8,7 @@
 
 #include "harness/run_config.h"
 #include "kv/time.h"
+#include "real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 
@@ -19,6 +20,7 @@ struct RealBackendOptions {
   std::string etcd_binary;            // local cluster: empty = "etcd" from PATH
   std::string work_dir;               // local cluster: parent of its temporary directory
   Duration call_deadline = seconds(2);  // each gRPC call's deadline (EtcdClientOptions)
+  real::EtcdClientSecurity security;    // TLS and login of every client the run makes
   // Unique per run when empty: "lockstep-run/<pid>-<time>-<seed>/". Every key of the run
   // (locks, guarded data) lives under it.
   std::string key_prefix;

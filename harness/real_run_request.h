@@ -18,7 +18,7 @@
 
 #include "harness/real_run_config.h"
 #include "harness/run_request.h"
-#include "real_etcd/client_security.h"
+#include "real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 

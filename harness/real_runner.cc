@@ -67,11 +67,12 @@ Task<void> delete_prefix(KvClient* kv) {
 
 // Best effort: an existing cluster is someone else's; leave no keys of the run behind.
 void remove_run_keys(const std::vector<std::string>& endpoints, const std::string& prefix,
-                     Duration call_deadline) {
+                     const RealBackendOptions& backend) {
   real::EventLoop loop;
   real::EtcdClientOptions options;
   options.endpoints = endpoints;
-  options.call_deadline = call_deadline;
+  options.call_deadline = backend.call_deadline;
+  options.set_security(backend.security);
   auto kv = real::EtcdKvClient::create(loop, options);
   if (!kv) return;
   {
@@ -125,14 +126,15 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
                 {"key_prefix", escape_bytes(out.key_prefix)}});
 
   auto start_revision =
-      RealTruthWatcher::current_revision(cluster->direct_endpoints(), config.backend.call_deadline);
+      RealTruthWatcher::current_revision(cluster->direct_endpoints(), config.backend.call_deadline,
+                                         config.backend.security);
   if (!start_revision) {
     out.error = "cannot read from etcd at " + cluster->direct_endpoints().front() + ": " +
                 start_revision.error().to_string();
     return out;
   }
   RealTruthWatcher truth(cluster->direct_endpoints(), out.key_prefix, config.backend.call_deadline,
-                         log);
+                         config.backend.security, log);
   truth.start(start_revision.value() + 1);
 
   RealResourceService resource(log, info->capabilities.fencing);
@@ -146,6 +148,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     s.endpoints = cluster->client_endpoints(i);
     s.key_prefix = out.key_prefix;
     s.call_deadline = config.backend.call_deadline;
+    s.security = config.backend.security;
     s.algorithm = info;
     s.lock_setup = lock_setup;
     s.workload = run.workload;
@@ -169,6 +172,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   targets.endpoints = cluster->direct_endpoints();
   targets.key_prefix = out.key_prefix;
   targets.call_deadline = config.backend.call_deadline;
+  targets.security = config.backend.security;
   RealFaultInjector faults(log, targets);
   const std::vector<Edge> edges = schedule_edges(run.faults);
 
@@ -233,7 +237,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   if (!truth.finish(seconds(5)))
     log.trace("etcd", Duration(0), "truth watcher: did not catch up with the end of the run");
   if (!cluster->local()) {
-    remove_run_keys(cluster->direct_endpoints(), out.key_prefix, config.backend.call_deadline);
+    remove_run_keys(cluster->direct_endpoints(), out.key_prefix, config.backend);
   }
   cluster.reset();  // stops and removes a local cluster
 

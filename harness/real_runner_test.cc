@@ -399,8 +399,8 @@ TEST_CASE("real run: TLS and login options are checked - each refusal names the 
 }
 
 // What `lockstep run --backend etcd --endpoints https://... --cacert --cert --key` does:
-// the options become process-wide defaults (ScopedDefaultSecurity) for the run, so every
-// client it makes connects with them; a cluster that demands client certificates serves it.
+// the options go into the backend options of the run, and every client it makes connects
+// with them; a cluster that demands client certificates serves it.
 TEST_CASE("real run: an existing cluster over mutual TLS serves every client of the run") {
   auto certs = real::TestCertificates::make();
   if (!certs) FAIL(certs.error().to_string());
@@ -431,11 +431,8 @@ TEST_CASE("real run: an existing cluster over mutual TLS serves every client of 
   args.key = pki.client_key();
   real::EtcdClientSecurity security;
   REQUIRE(expand_real_security(args, c.backend.endpoints, std::nullopt, security).empty());
-  RealRunOutcome out;
-  {
-    real::ScopedDefaultSecurity secured(security);
-    out = run_real(c, nullptr);
-  }
+  c.backend.security = security;
+  const RealRunOutcome out = run_real(c, nullptr);
   INFO(out.error);
   REQUIRE(out.error.empty());
   CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);

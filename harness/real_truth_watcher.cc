@@ -94,10 +94,12 @@ Task<void> watch_loop(WatchState* s, real::EventLoop* loop) {
 }  // namespace
 
 RealTruthWatcher::RealTruthWatcher(std::vector<std::string> endpoints, std::string key_prefix,
-                                   Duration call_deadline, RealHistoryLog& log)
+                                   Duration call_deadline, real::EtcdClientSecurity security,
+                                   RealHistoryLog& log)
     : endpoints_(std::move(endpoints)),
       prefix_(std::move(key_prefix)),
       call_deadline_(call_deadline),
+      security_(std::move(security)),
       log_(log) {}
 
 RealTruthWatcher::~RealTruthWatcher() {
@@ -106,11 +108,13 @@ RealTruthWatcher::~RealTruthWatcher() {
 }
 
 Result<std::int64_t> RealTruthWatcher::current_revision(const std::vector<std::string>& endpoints,
-                                                        Duration call_deadline) {
+                                                        Duration call_deadline,
+                                                        const real::EtcdClientSecurity& security) {
   real::EventLoop loop;
   real::EtcdClientOptions options;
   options.endpoints = endpoints;
   options.call_deadline = call_deadline;
+  options.set_security(security);
   auto client = real::EtcdKvClient::create(loop, options);
   if (!client) return client.error();
   Result<RangeResponse> r = Error(ErrorCode::unavailable, "no endpoint answered");
@@ -130,6 +134,7 @@ void RealTruthWatcher::thread_main(std::int64_t first_revision) {
   real::EtcdClientOptions options;
   options.endpoints = endpoints_;
   options.call_deadline = call_deadline_;
+  options.set_security(security_);
   auto client = real::EtcdKvClient::create(loop, options);
   if (!client) {
     log_.trace("etcd", Duration(0), "truth watcher: " + client.error().to_string());

@@ -23,18 +23,21 @@
 #include "harness/real_history_log.h"
 #include "kv/result.h"
 #include "kv/time.h"
+#include "real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 
 class RealTruthWatcher {
  public:
   RealTruthWatcher(std::vector<std::string> endpoints, std::string key_prefix,
-                   Duration call_deadline, RealHistoryLog& log);
+                   Duration call_deadline, real::EtcdClientSecurity security,
+                   RealHistoryLog& log);
   ~RealTruthWatcher();
 
   // The revision the store is at now (a read through the prefix), for start().
   static Result<std::int64_t> current_revision(const std::vector<std::string>& endpoints,
-                                               Duration call_deadline);
+                                               Duration call_deadline,
+                                               const real::EtcdClientSecurity& security);
 
   void start(std::int64_t first_revision);
   // True when every change up to the sentinel was recorded.
@@ -49,6 +52,7 @@ class RealTruthWatcher {
   std::vector<std::string> endpoints_;
   std::string prefix_;
   Duration call_deadline_;
+  real::EtcdClientSecurity security_;
   RealHistoryLog& log_;
   std::thread thread_;
   std::atomic<bool> finish_requested_{false};

@@ -15,6 +15,19 @@ struct EtcdTlsOptions {
   std::string key_file;   // PEM private key for cert_file
 };
 
+// TLS and login: what a secured cluster asks of every client.
+struct EtcdClientSecurity {
+  EtcdTlsOptions tls;
+  std::string username;  // empty: no authentication
+  std::string password;
+
+  // No TLS setting and no user: a plain, anonymous client.
+  bool empty() const {
+    return !tls.enabled && tls.ca_file.empty() && tls.cert_file.empty() &&
+           tls.key_file.empty() && username.empty();
+  }
+};
+
 struct EtcdClientOptions {
   // "host:port", "http://host:port" or "https://host:port" (https implies TLS). Calls go to
   // one member at a time and fail over to the next on transport errors, like etcd's client.
@@ -29,6 +42,12 @@ struct EtcdClientOptions {
   // Non-empty: authenticate with Auth.Authenticate and send the token as "token" metadata.
   std::string username;
   std::string password;
+
+  void set_security(const EtcdClientSecurity& security) {
+    tls = security.tls;
+    username = security.username;
+    password = security.password;
+  }
 };
 
 }  // namespace lockstep::real

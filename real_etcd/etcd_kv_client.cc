@@ -6,7 +6,6 @@
 
 #include "real_etcd/channel_credentials.h"
 #include "real_etcd/client_core.h"
-#include "real_etcd/client_security.h"
 #include "real_etcd/convert.h"
 #include "real_etcd/endpoints.h"
 #include "real_etcd/keep_alive_channel.h"
@@ -64,7 +63,6 @@ Result<std::unique_ptr<EtcdKvClient>> EtcdKvClient::create(EventLoop& loop,
   if (options.call_deadline <= Duration::zero()) {
     return Error(ErrorCode::invalid_argument, "etcd client: call_deadline must be positive");
   }
-  apply_default_security(options);
   std::vector<EndpointConn> conns;
   for (const auto& text : options.endpoints) {
     auto address = parse_endpoint(text);

@@ -28,9 +28,7 @@ class KeepAliveChannel;
 
 class EtcdKvClient final : public KvClient {
  public:
-  // Fails (definite invalid_argument) on a bad endpoint or an unreadable TLS file. Options
-  // that name no TLS setting and no user take the process-wide defaults, if any
-  // (client_security.h).
+  // Fails (definite invalid_argument) on a bad endpoint or an unreadable TLS file.
   static Result<std::unique_ptr<EtcdKvClient>> create(EventLoop& loop, EtcdClientOptions options);
   ~EtcdKvClient() override;
 
