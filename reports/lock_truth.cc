@@ -129,6 +129,8 @@ LockTruth extract_lock_truth(const History& history) {
       live_key.erase(live);
     } else if (e.op == "lease-expired") {
       leases.expired(int_field(e.args, "lease"), e);
+    } else if (e.op == "lease-granted" || e.op == "lease-revoked") {
+      leases.seen(int_field(e.args, "lease"), e.true_ns, "");
     } else if (e.op == "leader-elected") {
       auto open = open_term.find(e.process);
       if (open != open_term.end()) truth.leaders[open->second].end_ns = e.true_ns;

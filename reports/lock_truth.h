@@ -42,8 +42,11 @@ struct KeyLifetime {
 struct LeaseLifetime {
   std::int64_t lease = 0;
   std::string owner;                       // the client that used it, or ""
-  std::int64_t first_seen_ns = 0;          // the grant itself is not recorded
-  std::int64_t last_seen_ns = 0;           // the last key under it deleted, or its expiry
+  std::int64_t first_seen_ns = 0;          // its grant where recorded (the simulator), else
+                                           // its first use
+
+  std::int64_t last_seen_ns = 0;           // its revocation or expiry, or the last key under
+                                           // it deleted
   std::optional<std::int64_t> expired_ns;  // when the leader expired it
   std::string expired_by;                  // the member that expired it
   std::int64_t expired_event = -1;

@@ -8,6 +8,7 @@
 #include "harness/run_files.h"
 #include "harness/run_request.h"
 #include "harness/sim_runner.h"
+#include "reports/lock_truth.h"
 #include "reports/report_files.h"
 #include "reports/report_test_support.h"
 
@@ -50,6 +51,36 @@ void write_valid_run(const fs::path& dir) {
   write_text(dir / "history.jsonl", history.str());
   write_text(dir / "verdict.json", reports_test::verdict_of({check_mutual_exclusion(h)}, h).dump(2));
   write_text(dir / "scenario.json", R"({"format": "lockstep-scenario", "seed": 7})");
+}
+
+TEST_CASE("a simulated run's leases live in the report from their grant to their revocation") {
+  RunRequest request;
+  request.algorithm = "txn-try-lock";  // a lease per holding: granted, used, revoked
+  request.seed = 1;
+  request.clients = 2;
+  request.duration = seconds(5);
+  RunConfig config;
+  REQUIRE(expand_run_request(request, config).empty());
+  const RunResult result = run_simulation(config);
+  std::map<std::int64_t, std::int64_t> granted_ns, revoked_ns;
+  for (const auto& e : result.history.events) {
+    if (e.kind != EventKind::truth) continue;
+    if (e.op == "lease-granted") granted_ns[e.args.at("lease").get<std::int64_t>()] = e.true_ns;
+    if (e.op == "lease-revoked") revoked_ns[e.args.at("lease").get<std::int64_t>()] = e.true_ns;
+  }
+  REQUIRE(granted_ns.size() >= 2);
+  REQUIRE_FALSE(revoked_ns.empty());
+  const auto truth = reports::extract_lock_truth(result.history);
+  int checked = 0;
+  for (const auto& [lease, at_ns] : revoked_ns) {
+    const auto* l = truth.find_lease(lease);
+    REQUIRE(l != nullptr);
+    REQUIRE(granted_ns.count(lease));
+    CHECK(l->first_seen_ns == granted_ns[lease]);  // from its grant, not its first key
+    CHECK(l->last_seen_ns == at_ns);
+    ++checked;
+  }
+  CHECK(checked == static_cast<int>(revoked_ns.size()));
 }
 
 TEST_CASE("a failing simulated run's directory becomes a report that explains it") {

@@ -101,7 +101,7 @@ void EtcdCluster::break_streams_of(int member_index) {
 }
 
 void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& events,
-                                 const LogEntry& entry) {
+                                 const LogEntry& entry, const Result<ClientResponse>& result) {
   if (index <= max_reported_index_) return;  // another member applied it first
   max_reported_index_ = index;
   for (const auto& e : events) {
@@ -114,6 +114,14 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
     }
     if (entry.from_lease_expiry) args["lease_expired"] = true;
     world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete", args);
+  }
+  if (!result.ok()) return;
+  if (const auto* granted = std::get_if<LeaseGrantResponse>(&result.value())) {
+    world_.record_truth("etcd", "lease-granted",
+                        {{"lease", granted->id}, {"ttl_seconds", granted->ttl_seconds}});
+  } else if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op);
+             revoke && !entry.from_lease_expiry) {
+    world_.record_truth("etcd", "lease-revoked", {{"lease", revoke->id}});
   }
 }
 

@@ -54,8 +54,11 @@ class EtcdCluster {
   // revision). Returns the revision proposed, or 0 when no leader could take it.
   Revision propose_compaction(Revision revision);
 
-  // Truth reporting: called by members after applying log index `index`.
-  void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry);
+  // Truth reporting: called by members after applying log index `index` with `result`.
+  // Records key-put/key-delete for `events`, and lease-granted {lease, ttl_seconds} and
+  // lease-revoked {lease} (a client's revoke; an expiry is reported by the leader).
+  void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry,
+                      const Result<ClientResponse>& result);
   void report_lease_expired(int member_index, LeaseId lease);
 
   // The client-side hook for replies: registered by each client endpoint.

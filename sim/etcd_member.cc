@@ -367,7 +367,7 @@ Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
           },
       },
       entry.op);
-  cluster_.report_applied(applied_index_, events, entry);
+  cluster_.report_applied(applied_index_, events, entry, result);
   if (!events.empty()) dispatch_watch_events(events);
   return result;
 }
