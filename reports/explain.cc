@@ -38,7 +38,14 @@ std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) 
                               "to the resource" + at + with_token
                         : "read the resource" + at + with_token;
     const HistoryEvent* effect = facts.resource_effect(invoke.index);
-    if (effect == nullptr) return s + ", which never reached the resource";
+    if (effect == nullptr) {
+      // A guarded write (data kept in etcd) fails at its guard: say so, not "never reached".
+      if (done != nullptr && done->kind == EventKind::fail)
+        return s + ", which failed (" +
+               done->result.value("message", done->result.value("error", std::string("failed"))) +
+               ")";
+      return s + ", which never reached the resource";
+    }
     if (effect->args.value("accepted", false))
       return s + ", which the resource accepted at " + format_seconds(effect->true_ns);
     return s + ", which the resource rejected" +

@@ -89,8 +89,9 @@ void explain_key_and_lease(const RunFacts& facts, const Holding& earlier, const 
   } else if (!own.empty()) {
     out.push_back("Meanwhile " + fault_clauses(own) + ".");
   } else {
-    out.push_back("No fault hit " + earlier.process + " between " +
-                  format_seconds(earlier.start_ns) + " and " + format_seconds(until) + ".");
+    const std::string from = format_seconds(earlier.start_ns), to = format_seconds(until);
+    out.push_back("No fault hit " + earlier.process +
+                  (from == to ? " at " + from : " between " + from + " and " + to) + ".");
   }
 }
 

@@ -44,6 +44,28 @@ TEST_CASE("the explanation of a paused holder says who - when - why and what it 
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);
 }
 
+TEST_CASE("a guarded write refused by its guard is said to have failed - not to have vanished") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::ok, "acquire", ms(1100), {}, {{"key", "/lock"}, {"key_revision", 5}});
+  b.fault("pause", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(2000), {{"mode", "exclusive"}});
+  b.add("client-2", EventKind::ok, "acquire", ms(3200), {}, {{"key", "/lock"}, {"key_revision", 7}});
+  b.fault("pause", "end", ms(4200), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-0", EventKind::invoke, "write", ms(4250), {{"token", 5}, {"base", 0}, {"value", 1}});
+  b.add("client-0", EventKind::fail, "write", ms(4260), {},
+        {{"error", "rejected"}, {"message", "the guard failed: the lock key is gone or changed"}});
+  b.add("client-0", EventKind::invoke, "release", ms(4300));
+  b.add("client-0", EventKind::ok, "release", ms(4310));
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  INFO(text);
+  CHECK(contains(text, "wrote 1 to the resource at 4.250 s (token 5), which failed (the guard failed: "
+                       "the lock key is gone or changed)"));
+  CHECK_FALSE(contains(text, "never reached"));
+}
+
 TEST_CASE("nothing violated: no explanation") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms(1));
