@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/run_report.h"
 #include "harness/explore.h"
 #include "harness/parallel_runs.h"
 #include "harness/run_files.h"
@@ -155,6 +156,14 @@ int explore_main(const ExploreArgs& args) {
         return kExitBadInput;
       }
     failure_file = "failure.json";
+    // The failure as a run directory with its report, readable without lockstep.
+    const RunResult failure_run = run_simulation(failure.config);  // one run, deterministic
+    std::string err = write_run_directory(dir / "failure", failure, failure_run, args.force);
+    if (err.empty()) err = write_run_report(dir / "failure", args.force);
+    if (!err.empty()) {
+      std::cerr << "lockstep explore: " << err << "\n";
+      return kExitBadInput;
+    }
   }
   const auto& p = r.progress;
   nlohmann::json summary = {
@@ -202,7 +211,8 @@ int explore_main(const ExploreArgs& args) {
               << " clients, " << to_ms(s.config.workload.duration) << " ms of load: "
               << s.violated_check << " violated\n";
   }
-  std::cout << "  replay: lockstep replay " << (dir / "failure.json").string() << "\n"
+  std::cout << "  report: " << (dir / "failure" / "report.html").string() << "\n"
+            << "  replay: lockstep replay " << (dir / "failure.json").string() << "\n"
             << "  keep it as a regression: cp " << (dir / "failure.json").string()
             << " scenarios/regressions/" << args.algorithm << "-"
             << (r.shrunk ? r.shrunk->violated_check : std::string("failure")) << "-seed"

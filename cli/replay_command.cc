@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/run_report.h"
 #include "harness/replay.h"
 #include "harness/run_files.h"
 
@@ -40,12 +41,14 @@ int replay(const ReplayArgs& args) {
   std::cout << verdict_text(scenario.config, outcome.result, "lockstep replay " + args.file);
   if (!scenario.description.empty()) std::cout << "  scenario: " << scenario.description << "\n";
   if (!args.out_dir.empty()) {
-    if (auto err = write_run_directory(args.out_dir, scenario, outcome.result, args.force);
-        !err.empty()) {
+    std::string err = write_run_directory(args.out_dir, scenario, outcome.result, args.force);
+    if (err.empty()) err = write_run_report(args.out_dir, args.force);
+    if (!err.empty()) {
       std::cerr << "lockstep replay: " << err << "\n";
       return kExitBadInput;
     }
-    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json,scenario.json}\n";
+    std::cout << "  wrote " << args.out_dir
+              << "/{history.jsonl,verdict.json,scenario.json,report.html}\n";
   }
   if (!outcome.has_expectation) {
     if (outcome.verdict == "ok") return kExitOk;

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/run_real.h"
 #include "cli/run_real_security.h"
+#include "cli/run_report.h"
 #include "harness/run_request.h"
 #include "harness/run_files.h"
 #include "harness/sim_runner.h"
@@ -82,11 +83,14 @@ int run(const RunArgs& args) {
   RunResult result = run_simulation(config);
   std::cout << verdict_text(config, result);
   if (!args.out_dir.empty()) {
-    if (auto err = write_run_directory(args.out_dir, config, result, args.force); !err.empty()) {
+    std::string err = write_run_directory(args.out_dir, config, result, args.force);
+    if (err.empty()) err = write_run_report(args.out_dir, args.force);
+    if (!err.empty()) {
       std::cerr << "lockstep run: " << err << "\n";
       return kExitBadInput;
     }
-    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json,scenario.json}\n";
+    std::cout << "  wrote " << args.out_dir
+              << "/{history.jsonl,verdict.json,scenario.json,report.html}\n";
   }
   return result.all_ok() ? kExitOk : kExitViolated;
 }

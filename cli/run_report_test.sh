@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# run_report_test.sh LOCKSTEP SCENARIO: `run`, `replay` and `explore` leave a report.html that
+# shows the violation next to the files of every run directory they write.
+set -euo pipefail
+lockstep="$1"
+scenario="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+has_report() {  # DIR
+  [[ -s "$1/report.html" ]] || fail "no report.html in $1"
+  grep -q "VIOLATED" "$1/report.html" || fail "$1/report.html does not show the violation"
+}
+
+set +e
+"$lockstep" run --algorithm naive-get-put --seed 1 --clients 2 --duration 3 --out "$work/run" >/dev/null
+[[ $? -eq 1 ]] || fail "run: expected exit 1 (violated)"
+"$lockstep" replay "$scenario" --out "$work/replay" >/dev/null
+[[ $? -eq 0 ]] || fail "replay: expected exit 0 (as expected)"
+"$lockstep" explore --algorithm naive-get-put --seeds 4 --jobs 1 --out "$work/explore" >/dev/null
+[[ $? -eq 1 ]] || fail "explore: expected exit 1 (a failure found)"
+set -e
+has_report "$work/run"
+has_report "$work/replay"
+has_report "$work/explore/failure"
+[[ -s "$work/explore/failure.json" ]] || fail "explore wrote no failure.json"
+
+# A second run into the same directory is refused and leaves the report as it was.
+before="$(md5sum "$work/run/report.html")"
+if "$lockstep" run --algorithm naive-get-put --seed 2 --out "$work/run" >/dev/null 2>&1; then
+  fail "run into an existing directory was not refused"
+fi
+[[ "$(md5sum "$work/run/report.html")" == "$before" ]] || fail "the refused run changed report.html"
+echo "run_report_test: ok"
