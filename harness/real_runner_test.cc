@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -128,8 +130,14 @@ TEST_CASE("real run: etcd-mutex keeps mutual exclusion under member kill and pau
     CHECK_FALSE(e.args.contains("skipped"));
     CHECK(e.args.contains("phase"));
   }
-  CHECK(count_events(h, EventKind::ok, "acquire") >= 10);
-  CHECK(count_events(h, EventKind::truth, "key-put") >= 10);  // the truth watcher saw the store
+  // Progress without a figure that depends on the machine's speed (under ASan on a loaded
+  // machine a few seconds hold fewer cycles): every client held the lock, and the truth
+  // watcher saw a key created for every holding.
+  std::set<std::string> holders;
+  for (const auto& e : h.events)
+    if (e.kind == EventKind::ok && e.op == "acquire") holders.insert(e.process);
+  CHECK(holders.size() == 3);
+  CHECK(count_events(h, EventKind::truth, "key-put") >= count_events(h, EventKind::ok, "acquire"));
   CHECK(h.header.meta["backend"] == "etcd");
   CHECK(etcd_children() == 0);
   CHECK(dir_empty_then_remove(c.backend.work_dir));
