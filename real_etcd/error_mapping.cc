@@ -117,9 +117,12 @@ std::string tls_connect_hint(std::string_view message, ConnectSecurity security)
       return " (TLS: the member's certificate is not signed by the trusted CA (--cacert) or "
              "does not name this address)";
     // The member ended the handshake: an alert about our certificate (when it comes during
-    // the handshake), or a closed connection (TLS 1.3: the client's side was already done).
+    // the handshake), or a closed or reset connection (TLS 1.3: the client's side was
+    // already done; a plain-text member resets it). gRPC words these differently from run
+    // to run, so every wording seen is listed.
     if (contains(message, "certificate required") || contains(message, "bad certificate") ||
-        contains(message, "Endpoint read failed") || contains(message, "Socket closed")) {
+        contains(message, "Endpoint read failed") || contains(message, "Socket closed") ||
+        contains(message, "Connection reset by peer")) {
       return security.client_cert
                  ? " (TLS: the member closed the connection during the handshake; it may not "
                    "accept this client certificate, or not serve https)"
@@ -130,7 +133,8 @@ std::string tls_connect_hint(std::string_view message, ConnectSecurity security)
       return " (TLS handshake failed: does the member serve https?)";
     return {};
   }
-  if (contains(message, "Socket closed") || contains(message, "Endpoint read failed"))
+  if (contains(message, "Socket closed") || contains(message, "Endpoint read failed") ||
+      contains(message, "Connection reset by peer"))
     return " (the member closed the connection: if it serves TLS, write the endpoint "
            "https://... or give --cacert)";
   return {};
