@@ -66,10 +66,6 @@ Revision EtcdCluster::propose_compaction(Revision revision) {
   return target;
 }
 
-void EtcdCluster::send_reply(int member_index, ProcessId client, std::function<void()> deliver) {
-  network_.send(member(member_index).pid(), client, std::move(deliver));
-}
-
 void EtcdCluster::register_client(ProcessId client, ReplySink sink) {
   if (sink) {
     reply_sinks_[client] = std::move(sink);
@@ -104,6 +100,7 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
                                  const LogEntry& entry, const Result<ClientResponse>& result) {
   if (index <= max_reported_index_) return;  // another member applied it first
   max_reported_index_ = index;
+  if (!world_.observer()) return;  // nobody records: skip building the truth events
   for (const auto& e : events) {
     nlohmann::json args = {{"key", escape_bytes(e.kv.key)},
                            {"revision", e.kv.mod_revision}};

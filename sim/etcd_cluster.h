@@ -37,7 +37,10 @@ class EtcdCluster {
   // Delivery of a client request to a member, over the network.
   void send_request(ProcessId client, int member_index, ReplyRoute route, ClientRequest request);
   // Delivery of a member's reply to a client: `deliver` runs on the client.
-  void send_reply(int member_index, ProcessId client, std::function<void()> deliver);
+  template <typename Fn>
+  void send_reply(int member_index, ProcessId client, Fn&& deliver) {
+    network_.send(member(member_index).pid(), client, std::forward<Fn>(deliver));
+  }
 
   // Member-to-member messages.
   template <typename Fn>

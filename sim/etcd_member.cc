@@ -129,13 +129,12 @@ void EtcdMember::become_leader() {
   leader_ = index_;
   ++election_generation_;  // no elections while leading
   const Duration now_local = cluster_.world().local_monotonic(pid_);
-  for (int peer = 0; peer < cluster_.size(); ++peer) {
-    next_index_[peer] = last_log_index() + 1;
-    match_index_[peer] = 0;
-    last_ack_local_[peer] = now_local;
-    acked_seq_[peer] = 0;
-  }
-  match_index_[index_] = last_log_index();
+  const auto members = static_cast<std::size_t>(cluster_.size());
+  next_index_.assign(members, last_log_index() + 1);
+  match_index_.assign(members, 0);
+  last_ack_local_.assign(members, now_local);
+  acked_seq_.assign(members, 0);
+  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
   store_.extend_all_leases(MonoTime(now_local), cluster_.config().election_timeout);
   cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-elected",
@@ -146,7 +145,7 @@ void EtcdMember::become_leader() {
   noop.term = term_;
   noop.op = TxnRequest{};
   log_.push_back(std::move(noop));
-  match_index_[index_] = last_log_index();
+  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   schedule_heartbeat();
   schedule_lease_scan();
   broadcast_append();
@@ -163,8 +162,10 @@ void EtcdMember::schedule_heartbeat() {
     // steps down, so a minority leader stops serving.
     const Duration now_local = cluster_.world().local_monotonic(pid_);
     int recent = 1;
-    for (const auto& [peer, at] : last_ack_local_)
-      if (peer != index_ && now_local - at <= cluster_.config().election_timeout) ++recent;
+    for (int peer = 0; peer < static_cast<int>(last_ack_local_.size()); ++peer)
+      if (peer != index_ && now_local - last_ack_local_[static_cast<std::size_t>(peer)] <=
+                                cluster_.config().election_timeout)
+        ++recent;
     if (recent < quorum()) {
       cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
                                     {{"term", term_}, {"member", index_}});
@@ -178,7 +179,7 @@ void EtcdMember::schedule_heartbeat() {
 
 void EtcdMember::broadcast_append() {
   ++heartbeat_seq_;
-  acked_seq_[index_] = heartbeat_seq_;
+  acked_seq_[static_cast<std::size_t>(index_)] = heartbeat_seq_;
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) send_append(peer);
   confirm_reads(heartbeat_seq_, index_);
@@ -188,7 +189,8 @@ void EtcdMember::send_append(int peer) {
   Append m;
   m.term = term_;
   m.leader = index_;
-  const std::uint64_t next = std::max<std::uint64_t>(1, next_index_[peer]);
+  const std::uint64_t next =
+      std::max<std::uint64_t>(1, next_index_[static_cast<std::size_t>(peer)]);
   m.prev_index = next - 1;
   m.prev_term = log_term(m.prev_index);
   for (std::uint64_t i = next; i <= last_log_index() && m.entries.size() < 64; ++i)
@@ -273,18 +275,19 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
     return;
   }
   if (role_ != MemberRole::leader || m.term != term_) return;
-  last_ack_local_[m.from] = cluster_.world().local_monotonic(pid_);
+  const auto from = static_cast<std::size_t>(m.from);
+  last_ack_local_[from] = cluster_.world().local_monotonic(pid_);
   // Only a reply that moves replication forward triggers another append: duplicated or
   // reordered replies must not multiply the traffic.
   if (m.success) {
-    if (m.match_index > match_index_[m.from]) {
-      match_index_[m.from] = m.match_index;
-      next_index_[m.from] = m.match_index + 1;
+    if (m.match_index > match_index_[from]) {
+      match_index_[from] = m.match_index;
+      next_index_[from] = m.match_index + 1;
       advance_commit();
-      if (next_index_[m.from] <= last_log_index()) send_append(m.from);
+      if (next_index_[from] <= last_log_index()) send_append(m.from);
     }
-  } else if (m.rejected_prev + 1 == next_index_[m.from] && next_index_[m.from] > 1) {
-    --next_index_[m.from];
+  } else if (m.rejected_prev + 1 == next_index_[from] && next_index_[from] > 1) {
+    --next_index_[from];
     send_append(m.from);
   }
   confirm_reads(m.heartbeat_seq, m.from);
@@ -295,7 +298,7 @@ void EtcdMember::advance_commit() {
   for (std::uint64_t n = last_log_index(); n > commit_index_; --n) {
     if (log_term(n) != term_) break;  // Raft: only entries of the current term by counting
     int count = 0;
-    for (const auto& [peer, match] : match_index_)
+    for (const std::uint64_t match : match_index_)
       if (match >= n) ++count;
     if (count >= quorum()) {
       commit_index_ = n;
@@ -470,7 +473,7 @@ void EtcdMember::on_forwarded_proposal(LogEntry entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
   entry.term = term_;
   log_.push_back(std::move(entry));
-  match_index_[index_] = last_log_index();
+  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) send_append(peer);
   advance_commit();
@@ -502,11 +505,12 @@ void EtcdMember::on_read_index_request(int from, std::uint64_t read_id) {
 
 void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
   if (role_ != MemberRole::leader) return;
-  acked_seq_[from] = std::max(acked_seq_[from], acked_seq);
+  std::uint64_t& acked = acked_seq_[static_cast<std::size_t>(from)];
+  acked = std::max(acked, acked_seq);
   std::vector<LeaderRead> still_waiting;
   for (const auto& r : leader_reads_) {
     int acks = 0;
-    for (const auto& [peer, seq] : acked_seq_)
+    for (const std::uint64_t seq : acked_seq_)
       if (seq >= r.seq) ++acks;
     if (acks >= quorum()) {
       const std::uint64_t index = r.commit_index;

@@ -187,11 +187,13 @@ class EtcdMember {
   std::uint64_t heartbeat_generation_ = 0;
   Duration last_heard_leader_local_{-1'000'000'000'000LL};
   std::set<int> votes_;
-  std::map<int, std::uint64_t> next_index_;
-  std::map<int, std::uint64_t> match_index_;
-  std::map<int, Duration> last_ack_local_;  // leader: when each peer last answered
+  // Leader state per member index, sized by become_leader (empty until then). Vectors, not
+  // maps: they are read on every append reply.
+  std::vector<std::uint64_t> next_index_;
+  std::vector<std::uint64_t> match_index_;
+  std::vector<Duration> last_ack_local_;  // leader: when each peer last answered
   std::uint64_t heartbeat_seq_ = 0;
-  std::map<int, std::uint64_t> acked_seq_;
+  std::vector<std::uint64_t> acked_seq_;
   // ReadIndex requests at the leader: seq that must be acked by a quorum -> waiting reads.
   struct LeaderRead {
     std::uint64_t seq;

@@ -29,7 +29,15 @@ void Network::remove_rule(std::uint64_t id) {
                rules_.end());
 }
 
-void Network::send(ProcessId from, ProcessId to, std::function<void()> deliver) {
+std::int64_t& Network::last_delivery_ns(ProcessId from, ProcessId to) {
+  const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
+  if (f >= last_delivery_ns_.size()) last_delivery_ns_.resize(f + 1);
+  auto& row = last_delivery_ns_[f];
+  if (t >= row.size()) row.resize(t + 1, 0);
+  return row[t];
+}
+
+Network::Route Network::plan_route(ProcessId from, ProcessId to) {
   ++sent_;
   Duration delay = latency_.one_way_base;
   if (latency_.one_way_jitter.count() > 0)
@@ -41,7 +49,7 @@ void Network::send(ProcessId from, ProcessId to, std::function<void()> deliver) 
     if (!matches(r, from, to)) continue;
     if (r.blocked || (r.loss_probability > 0 && rng_.chance(r.loss_probability))) {
       ++dropped_;
-      return;
+      return Route{};
     }
     if (r.duplicate_probability > 0 && rng_.chance(r.duplicate_probability)) copies = 2;
     delay += r.extra_delay;
@@ -52,23 +60,10 @@ void Network::send(ProcessId from, ProcessId to, std::function<void()> deliver) 
     }
   }
   std::int64_t at_ns = (world_.now() + delay).time_since_epoch().count();
-  auto& last = last_delivery_ns_[{from, to}];
+  std::int64_t& last = last_delivery_ns(from, to);
   if (fifo) at_ns = std::max(at_ns, last);
   last = std::max(last, at_ns);
-  for (int i = 0; i < copies; ++i) {
-    // Each copy of a duplicated message is its own value: handlers may consume (move from)
-    // what they receive.
-    std::function<void()> copy = i + 1 < copies ? deliver : std::move(deliver);
-    world_.schedule_at(TrueTime(Duration(at_ns + i)), to,
-                       [this, from, to, copy = std::move(copy)] {
-                         // A partition that started while the message was in flight loses it.
-                         if (blocked(from, to)) {
-                           ++dropped_;
-                           return;
-                         }
-                         copy();
-                       });
-  }
+  return Route{at_ns, copies};
 }
 
 }  // namespace lockstep::sim

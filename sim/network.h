@@ -12,7 +12,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <type_traits>
 #include <map>
 #include <set>
 #include <utility>
@@ -44,7 +44,16 @@ class Network {
  public:
   Network(World& world, Rng rng, LatencyConfig latency = {});
 
-  void send(ProcessId from, ProcessId to, std::function<void()> deliver);
+  // `deliver` is any copyable void() callable (copied once when a rule duplicates the message).
+  template <typename F>
+  void send(ProcessId from, ProcessId to, F&& deliver) {
+    const Route route = plan_route(from, to);
+    if (route.copies == 0) return;
+    // Each copy of a duplicated message is its own value: handlers may consume (move from)
+    // what they receive.
+    if (route.copies == 2) schedule_delivery(route.at_ns, from, to, std::decay_t<F>(deliver));
+    schedule_delivery(route.at_ns + route.copies - 1, from, to, std::forward<F>(deliver));
+  }
 
   // Adds a rule; returns its id for remove_rule().
   std::uint64_t add_rule(LinkRule rule);
@@ -55,14 +64,35 @@ class Network {
   std::uint64_t messages_dropped() const { return dropped_; }
 
  private:
+  // When a message arrives and how many copies do (0: dropped), with every random draw made.
+  struct Route {
+    std::int64_t at_ns = 0;
+    int copies = 0;
+  };
+  Route plan_route(ProcessId from, ProcessId to);
+  template <typename Fn>
+  void schedule_delivery(std::int64_t at_ns, ProcessId from, ProcessId to, Fn deliver) {
+    world_.schedule_at(TrueTime(Duration(at_ns)), to,
+                       [this, from, to, deliver = std::move(deliver)]() mutable {
+                         // A partition that started while the message was in flight loses it.
+                         if (!rules_.empty() && blocked(from, to)) {
+                           ++dropped_;
+                           return;
+                         }
+                         deliver();
+                       });
+  }
   static bool matches(const LinkRule& r, ProcessId from, ProcessId to);
+  std::int64_t& last_delivery_ns(ProcessId from, ProcessId to);
 
   World& world_;
   Rng rng_;
   LatencyConfig latency_;
   std::vector<LinkRule> rules_;
   std::uint64_t next_rule_id_ = 1;
-  std::map<std::pair<ProcessId, ProcessId>, std::int64_t> last_delivery_ns_;
+  // Per link (from, to): the latest delivery time scheduled, for FIFO order. Indexed by
+  // process ids, which are small and dense.
+  std::vector<std::vector<std::int64_t>> last_delivery_ns_;
   std::uint64_t sent_ = 0;
   std::uint64_t dropped_ = 0;
 };

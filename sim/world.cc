@@ -76,7 +76,7 @@ void World::set_restart_hook(ProcessId id, std::function<void()> hook) {
   restart_hooks_[id] = std::move(hook);
 }
 
-World::EventId World::schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn) {
+World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
   if (at < now_) at = now_;
   std::uint32_t slot;
   if (free_slots_.empty()) {
@@ -98,8 +98,7 @@ World::EventId World::schedule_at(TrueTime at, ProcessId owner, std::function<vo
   return EventId{slot, seq};
 }
 
-World::EventId World::schedule_after_local(Duration local_delay, ProcessId owner,
-                                           std::function<void()> fn) {
+World::EventId World::schedule_after_local(Duration local_delay, ProcessId owner, EventFn fn) {
   return schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
                      std::move(fn));
 }
@@ -168,7 +167,7 @@ bool World::step() {
   assert(slot.seq == key.seq && "the heap holds live events only");
   assert(key.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
   now_ = TrueTime(Duration(key.at_ns));
-  std::function<void()> fn = std::move(slot.fn);
+  EventFn fn = std::move(slot.fn);
   const ProcessId owner = slot.owner;
   const std::uint64_t incarnation = slot.incarnation;
   release_slot(key.slot);  // before running: fn may schedule (and reuse the slot)
@@ -176,7 +175,7 @@ bool World::step() {
   return true;
 }
 
-void World::run_event(ProcessId owner, std::uint64_t incarnation, std::function<void()>& fn) {
+void World::run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn) {
   Process& p = process(owner);
   if (p.incarnation != incarnation || p.crashed) return;  // scheduled before a crash
   if (p.paused) {

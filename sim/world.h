@@ -25,6 +25,7 @@
 #include "kv/rng.h"
 #include "kv/time.h"
 #include "sim/clock.h"
+#include "sim/event_fn.h"
 
 namespace lockstep::sim {
 
@@ -40,7 +41,7 @@ struct Process {
   bool crashed = false;
   std::uint64_t incarnation = 0;
   // Events that came due while paused, in the order they came due.
-  std::vector<std::function<void()>> held;
+  std::vector<EventFn> held;
 };
 
 // What the world reports to whoever records the history. Kept to facts the simulator knows.
@@ -94,17 +95,17 @@ class World {
     std::uint64_t seq = ~std::uint64_t{0};
   };
   // Runs `fn` on behalf of `owner` at true time `at` (not before now).
-  EventId schedule_at(TrueTime at, ProcessId owner, std::function<void()> fn);
-  EventId schedule_after(Duration delay, ProcessId owner, std::function<void()> fn) {
+  EventId schedule_at(TrueTime at, ProcessId owner, EventFn fn);
+  EventId schedule_after(Duration delay, ProcessId owner, EventFn fn) {
     return schedule_at(now_ + delay, owner, std::move(fn));
   }
   // Runs `fn` after `local_delay` on the owner's monotonic clock.
-  EventId schedule_after_local(Duration local_delay, ProcessId owner, std::function<void()> fn);
+  EventId schedule_after_local(Duration local_delay, ProcessId owner, EventFn fn);
   // Drops a pending event (its function is destroyed now). A no-op when it already ran, was
   // dropped or was cancelled. Why: most timers (request timeouts) are overtaken by a reply;
   // dropping them keeps the queue small.
   void cancel(EventId id);
-  void post(ProcessId owner, std::function<void()> fn) { schedule_at(now_, owner, std::move(fn)); }
+  void post(ProcessId owner, EventFn fn) { schedule_at(now_, owner, std::move(fn)); }
 
   // Runs events until none is left at or before `until`; then time is `until`.
   void run_until(TrueTime until);
@@ -125,8 +126,8 @@ class World {
  private:
   // The queue is a binary heap of small keys; the events themselves stay put in slots, and
   // each slot knows its key's heap position so that cancel() removes the key at once.
-  // Why: heap operations move their elements, and a key is 24 bytes where an event with its
-  // std::function is 64; and most timers are cancelled, which would otherwise leave the heap
+  // Why: heap operations move their elements, and a key is 24 bytes where a slot with its
+  // EventFn is 96; and most timers are cancelled, which would otherwise leave the heap
   // thousands of keys deep (profiling showed the heap as the simulator's top cost).
   struct Key {
     std::int64_t at_ns;
@@ -143,7 +144,7 @@ class World {
     ProcessId owner = kWorldProcess;
     std::uint64_t incarnation = 0;
     std::size_t heap_pos = 0;  // where its key is in queue_
-    std::function<void()> fn;
+    EventFn fn;
   };
   static constexpr std::uint64_t kFree = ~std::uint64_t{0};
   void release_slot(std::uint32_t slot);
@@ -151,7 +152,7 @@ class World {
   void heap_sift_up(std::size_t pos);
   void heap_sift_down(std::size_t pos);
   void heap_remove(std::size_t pos);
-  void run_event(ProcessId owner, std::uint64_t incarnation, std::function<void()>& fn);
+  void run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn);
 
   std::uint64_t seed_;
   Rng root_rng_;
