@@ -21,6 +21,8 @@
 #include <optional>
 #include <utility>
 
+#include "kv/frame_pool.h"
+
 namespace lockstep {
 
 template <typename T = void>
@@ -48,6 +50,10 @@ struct TaskPromiseBase {
   std::suspend_always initial_suspend() noexcept { return {}; }
   FinalAwaiter final_suspend() noexcept { return {}; }
   void unhandled_exception() noexcept { exception = std::current_exception(); }
+
+  // Frames come from the frame pool (kv/frame_pool.h): most are short-lived and few sizes.
+  static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
+  static void operator delete(void* frame, std::size_t bytes) noexcept { free_frame(frame, bytes); }
 };
 
 template <typename T>

@@ -63,6 +63,11 @@ class EtcdCluster {
   void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry,
                       const Result<ClientResponse>& result);
   void report_lease_expired(int member_index, LeaseId lease);
+  // Whether report_applied(index, ...) will record the events of that index (an observer is
+  // set and no member applied it before).
+  bool records_truth_of(std::uint64_t index) const {
+    return world_.observer() != nullptr && index > max_reported_index_;
+  }
 
   // The client-side hook for replies: registered by each client endpoint.
   using ReplySink = std::function<void(std::uint64_t call_id, Result<ClientResponse>)>;

@@ -333,22 +333,26 @@ void EtcdMember::apply_committed() {
 }
 
 Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
-  std::vector<Event> events;
+  std::vector<Event> store_events;
+  // Events cost copies of every changed key: asked for only when a watcher or the truth
+  // record will read them.
+  std::vector<Event>* events =
+      !watchers_.empty() || cluster_.records_truth_of(applied_index_) ? &store_events : nullptr;
   const MonoTime now(cluster_.world().local_monotonic(pid_));
   Result<ClientResponse> result = std::visit(
       Overloaded{
           [&](const PutRequest& r) -> Result<ClientResponse> {
-            auto x = store_.put(r, &events);
+            auto x = store_.put(r, events);
             if (!x) return x.error();
             return ClientResponse(with_header(std::move(x).value()));
           },
           [&](const DeleteRangeRequest& r) -> Result<ClientResponse> {
-            auto x = store_.delete_range(r, &events);
+            auto x = store_.delete_range(r, events);
             if (!x) return x.error();
             return ClientResponse(with_header(std::move(x).value()));
           },
           [&](const TxnRequest& r) -> Result<ClientResponse> {
-            auto x = store_.txn(r, &events);
+            auto x = store_.txn(r, events);
             if (!x) return x.error();
             return ClientResponse(with_header(std::move(x).value()));
           },
@@ -364,14 +368,14 @@ Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
           },
           [&](const LeaseRevokeRequest& r) -> Result<ClientResponse> {
             revoking_.erase(r.id);
-            auto x = store_.lease_revoke(r.id, &events);
+            auto x = store_.lease_revoke(r.id, events);
             if (!x) return x.error();
             return ClientResponse(with_header(std::move(x).value()));
           },
       },
       entry.op);
-  cluster_.report_applied(applied_index_, events, entry, result);
-  if (!events.empty()) dispatch_watch_events(events);
+  cluster_.report_applied(applied_index_, store_events, entry, result);
+  if (!store_events.empty()) dispatch_watch_events(store_events);
   return result;
 }
 

@@ -261,10 +261,12 @@ class EtcdStore::WriteTxn {
   // Undoes every change (the revision has not moved yet). Only needed for a txn that etcd 3.4
   // itself cannot apply (see apply_put).
   void abort() {
+    // Newest first: a key's entry is erased only after its last (earliest) change is undone,
+    // so the key pointers still to visit stay valid.
     for (auto it = touched_keys_.rbegin(); it != touched_keys_.rend(); ++it) {
-      auto& changes = store_.history_[*it];
-      changes.pop_back();
-      if (changes.empty()) store_.history_.erase(*it);
+      auto changes = store_.history_.find(**it);
+      changes->second.pop_back();
+      if (changes->second.empty()) store_.history_.erase(changes);
     }
     for (auto& [id, keys] : lease_keys_before_) {
       auto lease = store_.leases_.find(id);
@@ -297,14 +299,17 @@ class EtcdStore::WriteTxn {
   void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
 
   void record(const std::string& key, KeyChange change, EventType type) {
-    Event event;
-    event.type = type;
-    event.kv = change.kv;
-    // prev_kv is the key at revision - 1, as etcd's watch server reads it.
-    if (const KeyValue* prev = store_.live_at(key, begin_)) event.prev_kv.push_back(*prev);
-    events_.push_back(std::move(event));
-    store_.history_[key].push_back(std::move(change));
-    touched_keys_.push_back(key);
+    if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
+      Event event;
+      event.type = type;
+      event.kv = change.kv;
+      // prev_kv is the key at revision - 1, as etcd's watch server reads it.
+      if (const KeyValue* prev = store_.live_at(key, begin_)) event.prev_kv.push_back(*prev);
+      events_.push_back(std::move(event));
+    }
+    auto changes = store_.history_.try_emplace(key).first;
+    changes->second.push_back(std::move(change));
+    touched_keys_.push_back(&changes->first);
     ++change_count_;
   }
 
@@ -313,7 +318,8 @@ class EtcdStore::WriteTxn {
   std::int64_t change_count_ = 0;  // changes so far; also the next sub-revision
   std::vector<Event> events_;
   std::vector<Event>* events_out_;
-  std::vector<std::string> touched_keys_;                       // one per change, for abort()
+  // One per change, for abort(): the history_ map's own key (map nodes never move).
+  std::vector<const std::string*> touched_keys_;
   std::map<LeaseId, std::set<std::string>> lease_keys_before_;  // first copy wins, for abort()
 };
 
@@ -325,6 +331,9 @@ const KeyValue* EtcdStore::live_at(const std::string& key, Revision rev) const {
   auto it = history_.find(key);
   if (it == history_.end()) return nullptr;
   const auto& changes = it->second;
+  // Most reads are of the latest revision: no search then.
+  if (!changes.empty() && changes.back().main <= rev)
+    return changes.back().tombstone ? nullptr : &changes.back().kv;
   auto after = std::upper_bound(changes.begin(), changes.end(), rev,
                                 [](Revision r, const KeyChange& c) { return r < c.main; });
   if (after == changes.begin()) return nullptr;

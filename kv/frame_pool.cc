@@ -1,0 +1,86 @@
+#include "kv/frame_pool.h"
+
+#include <new>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LOCKSTEP_FRAME_POOL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOCKSTEP_FRAME_POOL 0
+#endif
+#endif
+#ifndef LOCKSTEP_FRAME_POOL
+#define LOCKSTEP_FRAME_POOL 1
+#endif
+
+namespace lockstep {
+
+namespace {
+
+constexpr std::size_t kClassBytes = 64;
+constexpr std::size_t kClasses = kMaxPooledFrameBytes / kClassBytes;
+
+std::size_t size_class(std::size_t bytes) { return (bytes + kClassBytes - 1) / kClassBytes - 1; }
+
+// Set once this thread's free lists are destroyed (thread exit): frames freed later (by
+// objects destroyed after them) go straight back to operator delete.
+thread_local bool t_free_lists_gone = false;
+
+// One thread's free blocks, by size class. A free block's first bytes link to the next one.
+struct FreeLists {
+  struct Block {
+    Block* next;
+  };
+  Block* heads[kClasses] = {};
+  FreeLists() = default;
+  FreeLists(const FreeLists&) = delete;
+  FreeLists& operator=(const FreeLists&) = delete;
+  ~FreeLists() {
+    for (std::size_t c = 0; c < kClasses; ++c) {
+      while (Block* b = heads[c]) {
+        heads[c] = b->next;
+        ::operator delete(static_cast<void*>(b), (c + 1) * kClassBytes);
+      }
+    }
+    t_free_lists_gone = true;
+  }
+};
+
+FreeLists& free_lists() {
+  thread_local FreeLists lists;
+  return lists;
+}
+
+}  // namespace
+
+void* allocate_frame(std::size_t bytes) {
+  if (!LOCKSTEP_FRAME_POOL || bytes == 0 || bytes > kMaxPooledFrameBytes)
+    return ::operator new(bytes);
+  const std::size_t c = size_class(bytes);
+  if (t_free_lists_gone) return ::operator new((c + 1) * kClassBytes);
+  FreeLists& lists = free_lists();
+  if (FreeLists::Block* b = lists.heads[c]) {
+    lists.heads[c] = b->next;
+    return b;
+  }
+  return ::operator new((c + 1) * kClassBytes);
+}
+
+void free_frame(void* frame, std::size_t bytes) noexcept {
+  if (!LOCKSTEP_FRAME_POOL || bytes == 0 || bytes > kMaxPooledFrameBytes) {
+    ::operator delete(frame, bytes);
+    return;
+  }
+  const std::size_t c = size_class(bytes);
+  if (t_free_lists_gone) {
+    ::operator delete(frame, (c + 1) * kClassBytes);
+    return;
+  }
+  FreeLists& lists = free_lists();
+  auto* b = static_cast<FreeLists::Block*>(frame);
+  b->next = lists.heads[c];
+  lists.heads[c] = b;
+}
+
+}  // namespace lockstep
