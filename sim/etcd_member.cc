@@ -144,7 +144,7 @@ void EtcdMember::become_leader() {
   LogEntry noop;
   noop.term = term_;
   noop.op = TxnRequest{};
-  log_.push_back(std::move(noop));
+  log_.push_back(std::make_shared<const LogEntry>(std::move(noop)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   schedule_heartbeat();
   schedule_lease_scan();
@@ -252,7 +252,7 @@ void EtcdMember::on_append(const Append& m) {
     for (const auto& e : m.entries) {
       ++i;
       if (i <= last_log_index()) {
-        if (log_[i - 1].term == e.term) continue;
+        if (log_[i - 1]->term == e->term) continue;
         assert(i > applied_index_ && "a committed entry is never overwritten");
         log_.resize(i - 1);
       }
@@ -323,11 +323,11 @@ void EtcdMember::transfer_leadership(int successor) {
 
 void EtcdMember::apply_committed() {
   while (applied_index_ < commit_index_) {
-    const LogEntry& entry = log_[applied_index_];
+    const SharedLogEntry entry = log_[applied_index_];  // held: applying may change log_
     ++applied_index_;
-    Result<ClientResponse> result = apply_entry(entry);
-    if (entry.origin_member == index_ && entry.origin_request != 0)
-      finish_request(entry.origin_request, std::move(result));
+    Result<ClientResponse> result = apply_entry(*entry);
+    if (entry->origin_member == index_ && entry->origin_request != 0)
+      finish_request(entry->origin_request, std::move(result));
   }
   serve_ready_reads();
 }
@@ -426,15 +426,17 @@ void EtcdMember::retry_waiting_requests() {
     auto it = pending_.find(id);
     if (it == pending_.end() || it->second.in_flight) continue;
     it->second.in_flight = true;
-    ClientRequest req = it->second.request;
+    // A write's request is never read again once proposed (a lost proposal fails at the
+    // deadline), so it moves into the log; reads and lease calls keep theirs for retries.
+    ClientRequest& req = it->second.request;
     if (std::holds_alternative<RangeRequest>(req)) {
       start_read(id);
     } else if (is_write(req)) {
       // A proposal is sent once; if it is lost, the request fails at the server timeout.
       LogOp op = std::visit(
-          Overloaded{[](PutRequest& r) -> LogOp { return r; },
-                     [](DeleteRangeRequest& r) -> LogOp { return r; },
-                     [](TxnRequest& r) -> LogOp { return r; },
+          Overloaded{[](PutRequest& r) -> LogOp { return std::move(r); },
+                     [](DeleteRangeRequest& r) -> LogOp { return std::move(r); },
+                     [](TxnRequest& r) -> LogOp { return std::move(r); },
                      [](CompactionRequest& r) -> LogOp { return r; },
                      [this](LeaseGrantRequest& r) -> LogOp {
                        // The member that receives a grant picks the id, as etcd does.
@@ -476,7 +478,7 @@ void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
 void EtcdMember::on_forwarded_proposal(LogEntry entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
   entry.term = term_;
-  log_.push_back(std::move(entry));
+  log_.push_back(std::make_shared<const LogEntry>(std::move(entry)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) send_append(peer);

@@ -84,7 +84,7 @@ class EtcdMember {
     int leader;
     std::uint64_t prev_index;
     std::uint64_t prev_term;
-    std::vector<LogEntry> entries;
+    std::vector<SharedLogEntry> entries;
     std::uint64_t leader_commit;
     std::uint64_t heartbeat_seq;
   };
@@ -139,7 +139,7 @@ class EtcdMember {
   void send_append(int peer);
   std::uint64_t last_log_index() const { return log_.size(); }
   std::uint64_t log_term(std::uint64_t index) const {
-    return index == 0 ? 0 : log_[index - 1].term;
+    return index == 0 ? 0 : log_[index - 1]->term;
   }
   int quorum() const;
   void advance_commit();
@@ -173,7 +173,7 @@ class EtcdMember {
   // Persistent state: survives a crash.
   std::uint64_t term_ = 0;
   int voted_for_ = -1;
-  std::vector<LogEntry> log_;
+  std::vector<SharedLogEntry> log_;
   EtcdStore store_;
   std::uint64_t applied_index_ = 0;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <variant>
 
 #include "kv/result.h"
@@ -43,5 +44,9 @@ struct LogEntry {
   std::uint64_t origin_request = 0;  // that member's pending-request id
   bool from_lease_expiry = false;  // a revoke the leader's lessor proposed
 };
+
+// Log entries are immutable once the leader appended them, so members' logs and append
+// messages share one copy instead of copying the request in every message and every log.
+using SharedLogEntry = std::shared_ptr<const LogEntry>;
 
 }  // namespace lockstep::sim

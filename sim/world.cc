@@ -81,7 +81,10 @@ World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
   std::uint32_t slot;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
+    if (slot >= (std::uint32_t{1} << kSlotBits))
+      throw std::length_error("world: more than 2^24 events pending at once");
     slots_.emplace_back();
+    heap_pos_.push_back(0);
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
@@ -92,8 +95,8 @@ World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
   s.owner = owner;
   s.incarnation = process(owner).incarnation;
   s.fn = std::move(fn);
-  queue_.push_back(Key{at.time_since_epoch().count(), seq, slot});
-  s.heap_pos = queue_.size() - 1;
+  queue_.push_back(Key{at.time_since_epoch().count(), (seq << kSlotBits) | slot});
+  heap_pos_[slot] = static_cast<std::uint32_t>(queue_.size() - 1);
   heap_sift_up(queue_.size() - 1);
   return EventId{slot, seq};
 }
@@ -113,13 +116,13 @@ void World::cancel(EventId id) {
   // A default EventId (seq kFree) names nothing; otherwise the seq tells whether the slot
   // still holds that event (it ran, was dropped, or the slot holds a later event).
   if (id.seq == kFree || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) return;
-  heap_remove(slots_[id.slot].heap_pos);
+  heap_remove(heap_pos_[id.slot]);
   release_slot(id.slot);
 }
 
 void World::heap_place(std::size_t pos, const Key& key) {
   queue_[pos] = key;
-  slots_[key.slot].heap_pos = pos;
+  heap_pos_[key.slot()] = static_cast<std::uint32_t>(pos);
 }
 
 void World::heap_sift_up(std::size_t pos) {
@@ -163,14 +166,14 @@ bool World::step() {
   if (queue_.empty()) return false;
   const Key key = queue_.front();
   heap_remove(0);
-  Slot& slot = slots_[key.slot];
-  assert(slot.seq == key.seq && "the heap holds live events only");
+  Slot& slot = slots_[key.slot()];
+  assert(slot.seq == key.seq() && "the heap holds live events only");
   assert(key.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
   now_ = TrueTime(Duration(key.at_ns));
   EventFn fn = std::move(slot.fn);
   const ProcessId owner = slot.owner;
   const std::uint64_t incarnation = slot.incarnation;
-  release_slot(key.slot);  // before running: fn may schedule (and reuse the slot)
+  release_slot(key.slot());  // before running: fn may schedule (and reuse the slot)
   run_event(owner, incarnation, fn);
   return true;
 }
