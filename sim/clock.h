@@ -21,7 +21,10 @@ class ProcessClock {
   ProcessClock(Duration offset, std::int64_t rate_ppm)
       : anchor_local_ns_(offset.count()), rate_ppm_(rate_ppm) {}
 
+  // Most clocks run at the nominal rate: those skip the 128-bit division (same result).
   Duration local_at(TrueTime t) const {
+    if (rate_ppm_ == kNominalRatePpm)
+      return Duration(anchor_local_ns_ + (t.time_since_epoch().count() - anchor_true_ns_));
     const __int128 elapsed = (t.time_since_epoch().count() - anchor_true_ns_);
     return Duration(anchor_local_ns_ + static_cast<std::int64_t>(elapsed * rate_ppm_ / kNominalRatePpm));
   }
@@ -30,6 +33,7 @@ class ProcessClock {
   // sleep never ends early on its own clock).
   Duration true_duration_for(Duration local) const {
     if (local.count() <= 0) return Duration(0);
+    if (rate_ppm_ == kNominalRatePpm) return local;
     const __int128 num = static_cast<__int128>(local.count()) * kNominalRatePpm;
     return Duration(static_cast<std::int64_t>((num + rate_ppm_ - 1) / rate_ppm_));
   }

@@ -128,7 +128,7 @@ void World::heap_place(std::size_t pos, const Key& key) {
 void World::heap_sift_up(std::size_t pos) {
   const Key key = queue_[pos];
   while (pos > 0) {
-    const std::size_t parent = (pos - 1) / 2;
+    const std::size_t parent = (pos - 1) / kHeapArity;
     if (!Later{}(queue_[parent], key)) break;
     heap_place(pos, queue_[parent]);
     pos = parent;
@@ -140,9 +140,12 @@ void World::heap_sift_down(std::size_t pos) {
   const Key key = queue_[pos];
   const std::size_t n = queue_.size();
   for (;;) {
-    std::size_t child = 2 * pos + 1;
-    if (child >= n) break;
-    if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
+    const std::size_t first = kHeapArity * pos + 1;
+    if (first >= n) break;
+    std::size_t child = first;  // the earliest of the (up to kHeapArity) children
+    const std::size_t end = std::min(n, first + kHeapArity);
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (Later{}(queue_[child], queue_[c])) child = c;
     if (!Later{}(key, queue_[child])) break;
     heap_place(pos, queue_[child]);
     pos = child;
