@@ -1,5 +1,6 @@
 #include "sim/sim_kv_client.h"
 
+#include <algorithm>
 #include <cassert>
 #include <string>
 
@@ -104,8 +105,14 @@ void SimKvClient::note_error(const Error& e, int member) {
   if (unhealthy && member == member_) member_ = (member_ + 1) % cluster_.size();
 }
 
+SimKvClient::Calls::iterator SimKvClient::find_call(std::uint64_t call_id) {
+  auto it = std::lower_bound(calls_.begin(), calls_.end(), call_id,
+                             [](const auto& call, std::uint64_t id) { return call.first < id; });
+  return it != calls_.end() && it->first == call_id ? it : calls_.end();
+}
+
 void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse> response) {
-  auto it = calls_.find(call_id);
+  auto it = find_call(call_id);
   if (it == calls_.end()) return;
   auto slot = it->second.slot;
   calls_.erase(it);
@@ -123,7 +130,7 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse> respons
     }
     return;
   }
-  auto it = calls_.find(call_id);
+  auto it = find_call(call_id);
   if (it == calls_.end()) return;
   if (it->second.is_watch_create && response.ok()) {
     auto* w = std::get_if<WatchResponse>(&response.value());
@@ -161,7 +168,8 @@ Task<Result<ClientResponse>> SimKvClient::call(ClientRequest request) {
   const std::uint64_t id = next_call_id_++;
   const int member = member_;
   auto slot = std::make_shared<Slot<Result<ClientResponse>>>();
-  calls_[id] = PendingCall{slot, member, std::holds_alternative<WatchCreateRequest>(request)};
+  calls_.emplace_back(
+      id, PendingCall{slot, member, std::holds_alternative<WatchCreateRequest>(request)});
   cluster_.send_request(pid_, member, ReplyRoute{pid_, id}, std::move(request));
   const auto timer = world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"));

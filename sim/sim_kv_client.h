@@ -14,6 +14,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "kv/kv_client.h"
 #include "sim/etcd_cluster.h"
@@ -77,7 +79,11 @@ class SimKvClient : public KvClient {
   SimClientOptions options_;
   int member_;
   std::uint64_t next_call_id_ = 1;
-  std::map<std::uint64_t, PendingCall> calls_;
+  // Calls in flight in call-id order (ids only grow, so appending keeps the order). A vector,
+  // not a map: a client has a few calls in flight at most.
+  using Calls = std::vector<std::pair<std::uint64_t, PendingCall>>;
+  Calls::iterator find_call(std::uint64_t call_id);
+  Calls calls_;
   std::map<std::uint64_t, std::shared_ptr<StreamState>> streams_;  // by the create call's id
 };
 
