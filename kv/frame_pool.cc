@@ -40,7 +40,7 @@ struct FreeLists {
     for (std::size_t c = 0; c < kClasses; ++c) {
       while (Block* b = heads[c]) {
         heads[c] = b->next;
-        ::operator delete(static_cast<void*>(b), (c + 1) * kClassBytes);
+        ::operator delete(static_cast<void*>(b));
       }
     }
     t_free_lists_gone = true;
@@ -69,12 +69,12 @@ void* allocate_frame(std::size_t bytes) {
 
 void free_frame(void* frame, std::size_t bytes) noexcept {
   if (!LOCKSTEP_FRAME_POOL || bytes == 0 || bytes > kMaxPooledFrameBytes) {
-    ::operator delete(frame, bytes);
+    ::operator delete(frame);
     return;
   }
   const std::size_t c = size_class(bytes);
   if (t_free_lists_gone) {
-    ::operator delete(frame, (c + 1) * kClassBytes);
+    ::operator delete(frame);
     return;
   }
   FreeLists& lists = free_lists();
