@@ -19,23 +19,6 @@ struct AppliedWrite {
   std::int64_t event = 0;
 };
 
-// "<value>@<base>@<token>", as the guarded resource stores it.
-bool parse_guarded(const std::string& text, std::int64_t& value, std::int64_t& base,
-                   std::int64_t& token) {
-  const char* p = text.data();
-  const char* end = p + text.size();
-  for (std::int64_t* field : {&value, &base, &token}) {
-    auto r = std::from_chars(p, end, *field);
-    if (r.ec != std::errc()) return false;
-    p = r.ptr;
-    if (field != &token) {
-      if (p == end || *p != '@') return false;
-      ++p;
-    }
-  }
-  return p == end;
-}
-
 nlohmann::json write_json(const AppliedWrite& w) {
   nlohmann::json j = {{"order", w.order}, {"base", w.base}, {"value", w.value}, {"event", w.event}};
   if (!w.client.empty()) j["client"] = w.client;
@@ -70,7 +53,7 @@ CheckResult check_resource(const History& history, const ResourceCheckOptions& o
                e.args.value("key", "") == options.guarded_data_key) {
       AppliedWrite w;
       w.order = e.args.value("revision", std::int64_t{0});
-      if (!parse_guarded(e.args.value("value", ""), w.value, w.base, w.token)) continue;
+      if (!parse_guarded_value(e.args.value("value", ""), w.value, w.base, w.token)) continue;
       w.has_token = true;
       w.event = e.index;
       applied.push_back(w);
@@ -157,6 +140,26 @@ CheckResult check_resource(const History& history, const ResourceCheckOptions& o
                 " writes applied, final value " + std::to_string(current) + ")";
   }
   return r;
+}
+
+std::string format_guarded_value(std::int64_t value, std::int64_t base, std::int64_t token) {
+  return std::to_string(value) + "@" + std::to_string(base) + "@" + std::to_string(token);
+}
+
+bool parse_guarded_value(const std::string& text, std::int64_t& value, std::int64_t& base,
+                         std::int64_t& token) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (std::int64_t* field : {&value, &base, &token}) {
+    auto r = std::from_chars(p, end, *field);
+    if (r.ec != std::errc()) return false;
+    p = r.ptr;
+    if (field != &token) {
+      if (p == end || *p != '@') return false;
+      ++p;
+    }
+  }
+  return p == end;
 }
 
 }  // namespace lockstep

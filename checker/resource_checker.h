@@ -12,6 +12,7 @@
 // writes are counted but are not a violation: nobody was told they happened.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "checker/check_result.h"
@@ -25,5 +26,12 @@ struct ResourceCheckOptions {
 };
 
 CheckResult check_resource(const History& history, const ResourceCheckOptions& options);
+
+// The guarded data key's value, "<value>@<base>@<token>": written by the guarded resource
+// (harness/resource.h), read back by it and by this check.
+std::string format_guarded_value(std::int64_t value, std::int64_t base, std::int64_t token);
+// False when `text` is not in that form.
+bool parse_guarded_value(const std::string& text, std::int64_t& value, std::int64_t& base,
+                         std::int64_t& token);
 
 }  // namespace lockstep

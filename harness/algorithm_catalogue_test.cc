@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "algorithms/registry.h"
+#include "kv/forwarding_kv_client.h"
 #include "harness/sim_runner.h"
 #include "sim/etcd_cluster.h"
 #include "sim/sim_kv_client.h"
@@ -47,44 +48,20 @@ std::int64_t acquires_ok(const RunResult& r) {
 
 // Forwards every call; can delete one key just before the first watch is created, the
 // interleaving "the predecessor went away between my read and my watch".
-class HookedKv : public KvClient {
+class HookedKv : public ForwardingKvClient {
  public:
-  explicit HookedKv(KvClient& inner) : inner_(inner) {}
+  explicit HookedKv(KvClient& inner) : ForwardingKvClient(inner) {}
   std::string delete_before_first_watch;
 
-  Task<Result<RangeResponse>> range(RangeRequest r) override { return inner_.range(std::move(r)); }
-  Task<Result<PutResponse>> put(PutRequest r) override { return inner_.put(std::move(r)); }
-  Task<Result<DeleteRangeResponse>> delete_range(DeleteRangeRequest r) override {
-    return inner_.delete_range(std::move(r));
-  }
-  Task<Result<TxnResponse>> txn(TxnRequest r) override { return inner_.txn(std::move(r)); }
-  Task<Result<CompactionResponse>> compact(CompactionRequest r) override {
-    return inner_.compact(std::move(r));
-  }
-  Task<Result<LeaseGrantResponse>> lease_grant(LeaseGrantRequest r) override {
-    return inner_.lease_grant(std::move(r));
-  }
-  Task<Result<LeaseRevokeResponse>> lease_revoke(LeaseRevokeRequest r) override {
-    return inner_.lease_revoke(std::move(r));
-  }
-  Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest r) override {
-    return inner_.lease_keep_alive(std::move(r));
-  }
-  Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest r) override {
-    return inner_.lease_time_to_live(std::move(r));
-  }
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest r) override {
     if (!delete_before_first_watch.empty()) {
       DeleteRangeRequest del;
       del.key = std::exchange(delete_before_first_watch, std::string());
-      Result<DeleteRangeResponse> deleted = co_await inner_.delete_range(std::move(del));
+      Result<DeleteRangeResponse> deleted = co_await inner().delete_range(std::move(del));
       CHECK(deleted.ok());
     }
-    co_return co_await inner_.watch(std::move(r));
+    co_return co_await inner().watch(std::move(r));
   }
-
- private:
-  KvClient& inner_;
 };
 
 // What a driven acquire or release ended with, and when (true time).

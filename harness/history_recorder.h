@@ -10,6 +10,7 @@
 #include <string>
 
 #include "checker/history.h"
+#include "harness/history_writer.h"
 #include "harness/workload.h"
 #include "sim/world.h"
 
@@ -25,7 +26,7 @@ class HistoryRecorder : public sim::WorldObserver, public OperationLog {
                 Duration local) override;
   // Closes the open operation of `process`, if any, as indeterminate.
   void complete_open(const std::string& process, const std::string& why);
-  bool has_open(const std::string& process) const { return open_ops_.count(process) != 0; }
+  bool has_open(const std::string& process) const { return writer_.has_open(process); }
 
   void on_fault(TrueTime now, const std::string& process, const std::string& op,
                 const nlohmann::json& args) override;
@@ -34,14 +35,13 @@ class HistoryRecorder : public sim::WorldObserver, public OperationLog {
   void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
                 const std::string& message) override;
 
-  History& history() { return history_; }
+  History& history() { return writer_.history(); }
 
  private:
-  HistoryEvent& append(const std::string& process, EventKind kind, const std::string& op);
+  std::int64_t now_ns() const { return world_.now().time_since_epoch().count(); }
 
   sim::World& world_;
-  History history_;
-  std::map<std::string, std::string> open_ops_;  // process -> op name
+  HistoryWriter writer_;
 };
 
 }  // namespace lockstep

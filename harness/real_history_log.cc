@@ -1,7 +1,5 @@
 #include "harness/real_history_log.h"
 
-#include <stdexcept>
-
 namespace lockstep {
 
 RealHistoryLog::RealHistoryLog() : start_(std::chrono::steady_clock::now()) {}
@@ -12,82 +10,51 @@ std::int64_t RealHistoryLog::true_now_ns() const {
       .count();
 }
 
-HistoryEvent& RealHistoryLog::append(const std::string& process, EventKind kind,
-                                     const std::string& op) {
-  HistoryEvent e;
-  e.index = static_cast<std::int64_t>(history_.events.size());
-  e.process = process;
-  e.kind = kind;
-  e.op = op;
-  // Read under the lock: the order of events is the order of their true times.
-  e.true_ns = true_now_ns();
-  history_.events.push_back(std::move(e));
-  return history_.events.back();
-}
+// Each event reads the clock under the lock that appends it: the order of events is the order
+// of their true times.
 
 void RealHistoryLog::invoke(const std::string& process, const std::string& op,
                             nlohmann::json args, Duration local) {
   std::lock_guard<std::mutex> g(mu_);
-  if (open_ops_.count(process))
-    throw std::logic_error("history: " + process + " invoked " + op + " with an operation open");
-  open_ops_[process] = op;
-  HistoryEvent& e = append(process, EventKind::invoke, op);
-  if (!args.is_null()) e.args = std::move(args);
-  e.local_ns = local.count();
+  writer_.invoke(true_now_ns(), process, op, std::move(args), local);
 }
 
 void RealHistoryLog::complete(const std::string& process, EventKind kind, nlohmann::json result,
                               Duration local) {
   std::lock_guard<std::mutex> g(mu_);
-  auto it = open_ops_.find(process);
-  if (it == open_ops_.end())
-    throw std::logic_error("history: " + process + " completed an operation it did not invoke");
-  const std::string op = it->second;
-  open_ops_.erase(it);
-  HistoryEvent& e = append(process, kind, op);
-  if (!result.is_null()) e.result = std::move(result);
-  e.local_ns = local.count();
+  writer_.complete(true_now_ns(), process, kind, std::move(result), local);
 }
 
 void RealHistoryLog::complete_open(const std::string& process, const std::string& why) {
   std::lock_guard<std::mutex> g(mu_);
-  auto it = open_ops_.find(process);
-  if (it == open_ops_.end()) return;
-  const std::string op = it->second;
-  open_ops_.erase(it);
-  HistoryEvent& e = append(process, EventKind::info, op);
-  e.result = {{"error", why}};
+  writer_.complete_open(true_now_ns(), process, why);
 }
 
 void RealHistoryLog::fault(const std::string& op, const nlohmann::json& args) {
   std::lock_guard<std::mutex> g(mu_);
-  HistoryEvent& e = append("world", EventKind::fault, op);
-  if (!args.is_null()) e.args = args;
+  writer_.record(true_now_ns(), "world", EventKind::fault, op, args);
 }
 
 void RealHistoryLog::truth(const std::string& process, const std::string& op,
                            const nlohmann::json& args) {
   std::lock_guard<std::mutex> g(mu_);
-  HistoryEvent& e = append(process, EventKind::truth, op);
-  if (!args.is_null()) e.args = args;
+  writer_.record(true_now_ns(), process, EventKind::truth, op, args);
 }
 
 void RealHistoryLog::trace(const std::string& process, Duration local_monotonic,
                            const std::string& message) {
   std::lock_guard<std::mutex> g(mu_);
-  HistoryEvent& e = append(process, EventKind::trace, "trace");
-  e.args = {{"message", message}};
-  e.local_ns = local_monotonic.count();
+  writer_.trace(true_now_ns(), process, local_monotonic, message);
 }
 
 void RealHistoryLog::set_meta(nlohmann::json meta) {
   std::lock_guard<std::mutex> g(mu_);
-  history_.header.meta = std::move(meta);
+  writer_.history().header.meta = std::move(meta);
 }
 
 History RealHistoryLog::take() {
   std::lock_guard<std::mutex> g(mu_);
-  return std::move(history_);
+  return std::move(writer_.history());
 }
 
 }  // namespace lockstep

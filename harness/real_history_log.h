@@ -14,6 +14,7 @@
 #include <string>
 
 #include "checker/history.h"
+#include "harness/history_writer.h"
 #include "harness/workload.h"
 
 namespace lockstep {
@@ -38,12 +39,9 @@ class RealHistoryLog final : public OperationLog {
   History take();
 
  private:
-  HistoryEvent& append(const std::string& process, EventKind kind, const std::string& op);
-
   const std::chrono::steady_clock::time_point start_;
   mutable std::mutex mu_;
-  History history_;
-  std::map<std::string, std::string> open_ops_;  // process -> op name
+  HistoryWriter writer_;  // guarded by mu_
 };
 
 }  // namespace lockstep

@@ -1,29 +1,8 @@
 #include "harness/resource.h"
 
-#include <charconv>
+#include "checker/resource_checker.h"
 
 namespace lockstep {
-
-std::string GuardedEtcdResource::encode(std::int64_t value, std::int64_t base,
-                                        std::int64_t token) {
-  return std::to_string(value) + "@" + std::to_string(base) + "@" + std::to_string(token);
-}
-
-bool GuardedEtcdResource::decode(const std::string& text, std::int64_t& value, std::int64_t& base,
-                                 std::int64_t& token) {
-  const char* p = text.data();
-  const char* end = p + text.size();
-  for (std::int64_t* field : {&value, &base, &token}) {
-    auto r = std::from_chars(p, end, *field);
-    if (r.ec != std::errc()) return false;
-    p = r.ptr;
-    if (field != &token) {
-      if (p == end || *p != '@') return false;
-      ++p;
-    }
-  }
-  return p == end;
-}
 
 Task<Result<ResourceRead>> GuardedEtcdResource::read(std::int64_t) {
   RangeRequest get;
@@ -32,7 +11,7 @@ Task<Result<ResourceRead>> GuardedEtcdResource::read(std::int64_t) {
   if (!r.ok()) co_return r.error();
   ResourceRead out;
   std::int64_t base = 0, token = 0;
-  if (!r.value().kvs.empty() && !decode(r.value().kvs[0].value, out.value, base, token))
+  if (!r.value().kvs.empty() && !parse_guarded_value(r.value().kvs[0].value, out.value, base, token))
     co_return Error(ErrorCode::invalid_argument, "the data key holds no counter");
   co_return out;
 }
@@ -44,7 +23,7 @@ Task<Result<ResourceWrite>> GuardedEtcdResource::write(std::int64_t base, std::i
       Compare::create_revision_of(grant_.key, CompareResult::equal, grant_.key_revision));
   PutRequest put;
   put.key = data_key_;
-  put.value = encode(value, base, token);
+  put.value = format_guarded_value(value, base, token);
   txn.success.push_back(RequestOp{put});
   Result<TxnResponse> r = co_await kv_.txn(std::move(txn));
   if (!r.ok()) co_return r.error();

@@ -50,11 +50,6 @@ class GuardedEtcdResource : public ProtectedResource {
   Task<Result<ResourceRead>> read(std::int64_t token) override;
   Task<Result<ResourceWrite>> write(std::int64_t base, std::int64_t value, std::int64_t token) override;
 
-  static std::string encode(std::int64_t value, std::int64_t base, std::int64_t token);
-  // Parses "<value>@<base>@<token>"; false when the text is not in that form.
-  static bool decode(const std::string& text, std::int64_t& value, std::int64_t& base,
-                     std::int64_t& token);
-
  private:
   KvClient& kv_;
   std::string data_key_;

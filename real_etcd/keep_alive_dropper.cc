@@ -4,7 +4,7 @@ namespace lockstep::real {
 
 Task<Result<LeaseKeepAliveResponse>> KeepAliveDropper::lease_keep_alive(LeaseKeepAliveRequest r) {
   if (dropping_) return drop();
-  return inner_.lease_keep_alive(std::move(r));
+  return inner().lease_keep_alive(std::move(r));
 }
 
 Task<Result<LeaseKeepAliveResponse>> KeepAliveDropper::drop() {
