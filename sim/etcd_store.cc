@@ -212,7 +212,10 @@ const std::vector<RequestOp>& taken_ops(const TxnRequest& req, bool succeeded) {
 class EtcdStore::WriteTxn {
  public:
   WriteTxn(EtcdStore& store, std::vector<Event>* events)
-      : store_(store), begin_(store.current_revision_), events_out_(events) {}
+      : store_(store),
+        begin_(store.current_revision_),
+        latest_change_revision_before_(store.latest_change_revision_),
+        events_out_(events) {}
 
   // The revision reads inside the txn use: its own changes are visible once there are any.
   Revision read_revision() const { return change_count_ > 0 ? begin_ + 1 : begin_; }
@@ -220,7 +223,8 @@ class EtcdStore::WriteTxn {
 
   void put(const std::string& key, const std::string& value, LeaseId lease) {
     const Revision rev = write_revision();
-    auto& changes = store_.history_[key];
+    const auto entry = store_.history_.try_emplace(key).first;
+    const std::vector<KeyChange>& changes = entry->second;
     KeyValue kv;
     kv.key = key;
     kv.value = value;
@@ -242,7 +246,7 @@ class EtcdStore::WriteTxn {
         it->second.keys.insert(key);
       }
     }
-    record(key, KeyChange{rev, change_count_, false, kv}, EventType::put);
+    record(entry, KeyChange{rev, change_count_, false, std::move(kv)}, EventType::put);
   }
 
   std::int64_t delete_range(const std::string& key, const std::string& range_end) {
@@ -253,7 +257,8 @@ class EtcdStore::WriteTxn {
       KeyValue tombstone;
       tombstone.key = kv.key;
       tombstone.mod_revision = rev;
-      record(kv.key, KeyChange{rev, change_count_, true, tombstone}, EventType::del);
+      record(store_.history_.find(kv.key), KeyChange{rev, change_count_, true, std::move(tombstone)},
+             EventType::del);
     }
     return static_cast<std::int64_t>(doomed.size());
   }
@@ -266,8 +271,14 @@ class EtcdStore::WriteTxn {
     for (auto it = touched_keys_.rbegin(); it != touched_keys_.rend(); ++it) {
       auto changes = store_.history_.find(**it);
       changes->second.pop_back();
+      if (changes->second.empty() || changes->second.back().tombstone) {
+        store_.live_keys_.erase(&*changes);
+      } else {
+        store_.live_keys_.insert(&*changes);
+      }
       if (changes->second.empty()) store_.history_.erase(changes);
     }
+    store_.latest_change_revision_ = latest_change_revision_before_;
     for (auto& [id, keys] : lease_keys_before_) {
       auto lease = store_.leases_.find(id);
       if (lease != store_.leases_.end()) lease->second.keys = std::move(keys);
@@ -298,23 +309,32 @@ class EtcdStore::WriteTxn {
 
   void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
 
-  void record(const std::string& key, KeyChange change, EventType type) {
+  // `entry` is the key's history (created by the caller when the key is new).
+  void record(std::map<std::string, std::vector<KeyChange>>::iterator entry, KeyChange change,
+              EventType type) {
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
       Event event;
       event.type = type;
       event.kv = change.kv;
       // prev_kv is the key at revision - 1, as etcd's watch server reads it.
-      if (const KeyValue* prev = store_.live_at(key, begin_)) event.prev_kv.push_back(*prev);
+      if (const KeyValue* prev = store_.live_at(entry->first, begin_))
+        event.prev_kv.push_back(*prev);
       events_.push_back(std::move(event));
     }
-    auto changes = store_.history_.try_emplace(key).first;
-    changes->second.push_back(std::move(change));
-    touched_keys_.push_back(&changes->first);
+    store_.latest_change_revision_ = std::max(store_.latest_change_revision_, change.main);
+    if (change.tombstone) {
+      store_.live_keys_.erase(&*entry);
+    } else {
+      store_.live_keys_.insert(&*entry);
+    }
+    entry->second.push_back(std::move(change));
+    touched_keys_.push_back(&entry->first);
     ++change_count_;
   }
 
   EtcdStore& store_;
   const Revision begin_;
+  const Revision latest_change_revision_before_;  // for abort()
   std::int64_t change_count_ = 0;  // changes so far; also the next sub-revision
   std::vector<Event> events_;
   std::vector<Event>* events_out_;
@@ -324,6 +344,27 @@ class EtcdStore::WriteTxn {
 };
 
 EtcdStore::EtcdStore(EtcdStoreOptions options) : options_(options) {}
+
+EtcdStore::EtcdStore(const EtcdStore& other)
+    : options_(other.options_),
+      history_(other.history_),
+      latest_change_revision_(other.latest_change_revision_),
+      leases_(other.leases_),
+      current_revision_(other.current_revision_),
+      compact_main_revision_(other.compact_main_revision_) {
+  rebuild_live_keys();  // the other store's index points into its own history
+}
+
+EtcdStore& EtcdStore::operator=(const EtcdStore& other) {
+  if (this != &other) *this = EtcdStore(other);
+  return *this;
+}
+
+void EtcdStore::rebuild_live_keys() {
+  live_keys_.clear();
+  for (const auto& entry : history_)
+    if (!entry.second.empty() && !entry.second.back().tombstone) live_keys_.insert(&entry);
+}
 
 // ---- Reading ----
 
@@ -350,6 +391,15 @@ std::vector<KeyValue> EtcdStore::live_in_range(const std::string& key,
     return kvs;
   }
   const bool unbounded = is_gte_range(range_end);
+  if (rev >= latest_change_revision_) {  // the latest state: only live keys can be in it
+    for (auto it = live_keys_.lower_bound(key); it != live_keys_.end(); ++it) {
+      const HistoryEntry& entry = **it;
+      if (!unbounded && entry.first >= range_end) break;
+      assert(!entry.second.empty() && !entry.second.back().tombstone);
+      kvs.push_back(entry.second.back().kv);
+    }
+    return kvs;
+  }
   for (auto it = history_.lower_bound(key); it != history_.end(); ++it) {
     if (!unbounded && it->first >= range_end) break;
     if (const KeyValue* kv = live_at(it->first, rev)) kvs.push_back(*kv);
@@ -431,8 +481,8 @@ std::optional<Error> EtcdStore::check_put_preconditions(const PutRequest& req) c
 
 Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   PutResponse resp;
-  std::optional<KeyValue> prev;
-  if (const KeyValue* kv = live_at(req.key, txn.read_revision())) prev = *kv;
+  // Points into the key's history; read before txn.put appends to it.
+  const KeyValue* prev = live_at(req.key, txn.read_revision());
   if ((req.ignore_value || req.ignore_lease) && !prev) {
     // The flags were checked against the state before the txn, but an earlier delete in the
     // same txn can still remove the key: a delete with range_end "\0" escapes the duplicate-key

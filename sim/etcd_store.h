@@ -50,6 +50,11 @@ class EtcdStore {
   static constexpr std::int64_t kMaxLeaseTtlSeconds = 9'000'000'000;
 
   explicit EtcdStore(EtcdStoreOptions options = {});
+  // A copy is a snapshot: equal in every output to the original from then on.
+  EtcdStore(const EtcdStore& other);
+  EtcdStore& operator=(const EtcdStore& other);
+  EtcdStore(EtcdStore&&) noexcept = default;
+  EtcdStore& operator=(EtcdStore&&) noexcept = default;
 
   // ---- KV ----
 
@@ -168,6 +173,22 @@ class EtcdStore {
 
   EtcdStoreOptions options_;
   std::map<std::string, std::vector<KeyChange>> history_;  // per key, in (main, sub) order
+  // The keys live at the latest revision, in key order, as pointers to their history_ entries.
+  // Why: deleted keys keep their history until a compaction, so a lock's prefix collects
+  // thousands of dead keys; ranges at the latest revision (nearly all) walk the live ones.
+  using HistoryEntry = std::pair<const std::string, std::vector<KeyChange>>;
+  struct EntryKeyLess {
+    using is_transparent = void;
+    bool operator()(const HistoryEntry* a, const HistoryEntry* b) const {
+      return a->first < b->first;
+    }
+    bool operator()(const HistoryEntry* a, const std::string& b) const { return a->first < b; }
+    bool operator()(const std::string& a, const HistoryEntry* b) const { return a < b->first; }
+  };
+  std::set<const HistoryEntry*, EntryKeyLess> live_keys_;
+  void rebuild_live_keys();
+  // The newest change's main revision: a read at or after it sees exactly live_keys_.
+  Revision latest_change_revision_ = 0;
   std::map<LeaseId, Lease> leases_;
   Revision current_revision_ = 1;
   // etcd's compactMainRev: -1 until the first compaction.

@@ -1194,4 +1194,42 @@ TEST_CASE("two stores given the same calls end in the same state") {
   CHECK(a.lease_ids().empty());
 }
 
+// ================================ The live-key index ================================
+
+TEST_CASE("ranges at the latest revision and at older ones agree after many deletes") {
+  // Latest-revision ranges walk an index of live keys; older ones walk the whole history.
+  EtcdStore s;
+  for (int i = 0; i < 50; ++i) {
+    put(s, "/lock/" + std::to_string(100 + i), "v");
+    if (i % 3 != 0)
+      REQUIRE(s.delete_range(del_req("/lock/" + std::to_string(100 + i)), nullptr).ok());
+  }
+  put(s, "/lock/0", "outside the range's start");
+  put(s, "/m", "past the range's end");
+  const Revision latest = s.revision();
+  const std::vector<std::string> at_latest = range_keys(s, range_req("/lock/1", "/lock/2"));
+  REQUIRE(at_latest.size() == 17);  // i = 0, 3, ..., 48
+  REQUIRE(at_latest.front() == "/lock/100");
+  REQUIRE(at_latest.back() == "/lock/148");
+  // An explicit revision equal to the latest takes the same path; one below it the other.
+  REQUIRE(range_keys(s, range_req("/lock/1", "/lock/2", latest)) == at_latest);
+  put(s, "/other", "moves the revision");
+  REQUIRE(range_keys(s, range_req("/lock/1", "/lock/2", latest)) == at_latest);
+}
+
+TEST_CASE("a copied store answers ranges from its own history") {
+  EtcdStore original;
+  put(original, "/a", "1");
+  put(original, "/b", "2");
+  EtcdStore copy = original;
+  REQUIRE(original.delete_range(del_req("/a"), nullptr).ok());
+  put(original, "/c", "3");
+  REQUIRE(range_keys(copy, range_req("/", "/z")) == std::vector<std::string>{"/a", "/b"});
+  REQUIRE(range_keys(original, range_req("/", "/z")) == std::vector<std::string>{"/b", "/c"});
+  EtcdStore assigned;
+  assigned = copy;
+  put(copy, "/d", "4");
+  REQUIRE(range_keys(assigned, range_req("/", "/z")) == std::vector<std::string>{"/a", "/b"});
+}
+
 }  // namespace

@@ -95,10 +95,39 @@ World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
   s.owner = owner;
   s.incarnation = process(owner).incarnation;
   s.fn = std::move(fn);
-  queue_.push_back(Key{at.time_since_epoch().count(), (seq << kSlotBits) | slot});
-  heap_pos_[slot] = static_cast<std::uint32_t>(queue_.size() - 1);
-  heap_sift_up(queue_.size() - 1);
+  const Key key{at.time_since_epoch().count(), (seq << kSlotBits) | slot};
+  const std::int64_t bucket = key.at_ns >> kBucketShift;
+  s.far = bucket > drained_bucket_ && bucket - drained_bucket_ < kRingBuckets;
+  if (s.far) {
+    far_ring_[static_cast<std::size_t>(bucket % kRingBuckets)].push_back(key);
+    ++far_live_;
+  } else {
+    heap_push(key);
+  }
   return EventId{slot, seq};
+}
+
+void World::heap_push(const Key& key) {
+  queue_.push_back(key);
+  heap_pos_[key.slot()] = static_cast<std::uint32_t>(queue_.size() - 1);
+  heap_sift_up(queue_.size() - 1);
+}
+
+void World::admit_far_events() {
+  // A heap key in a drained bucket is earlier than every far key (they are in later buckets).
+  while (far_live_ > 0 &&
+         (queue_.empty() || (queue_.front().at_ns >> kBucketShift) > drained_bucket_)) {
+    ++drained_bucket_;
+    auto& bucket = far_ring_[static_cast<std::size_t>(drained_bucket_ % kRingBuckets)];
+    for (const Key& key : bucket) {
+      Slot& s = slots_[key.slot()];
+      if (s.seq != key.seq() || !s.far) continue;  // cancelled (the slot may hold another event)
+      s.far = false;
+      --far_live_;
+      heap_push(key);
+    }
+    bucket.clear();
+  }
 }
 
 World::EventId World::schedule_after_local(Duration local_delay, ProcessId owner, EventFn fn) {
@@ -116,7 +145,11 @@ void World::cancel(EventId id) {
   // A default EventId (seq kFree) names nothing; otherwise the seq tells whether the slot
   // still holds that event (it ran, was dropped, or the slot holds a later event).
   if (id.seq == kFree || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) return;
-  heap_remove(heap_pos_[id.slot]);
+  if (slots_[id.slot].far) {
+    --far_live_;  // its key stays in its bucket, stale, until the bucket is drained
+  } else {
+    heap_remove(heap_pos_[id.slot]);
+  }
   release_slot(id.slot);
 }
 
@@ -166,6 +199,7 @@ void World::heap_remove(std::size_t pos) {
 }
 
 bool World::step() {
+  admit_far_events();
   if (queue_.empty()) return false;
   const Key key = queue_.front();
   heap_remove(0);
@@ -196,7 +230,11 @@ void World::run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn) {
 }
 
 void World::run_until(TrueTime until) {
-  while (!queue_.empty() && queue_.front().at_ns <= until.time_since_epoch().count()) step();
+  for (;;) {
+    admit_far_events();
+    if (queue_.empty() || queue_.front().at_ns > until.time_since_epoch().count()) break;
+    step();
+  }
   if (now_ < until) now_ = until;
 }
 

@@ -111,7 +111,7 @@ class World {
   void run_until(TrueTime until);
   // Runs one event; false when none is left.
   bool step();
-  bool idle() const { return queue_.empty(); }
+  bool idle() const { return queue_.empty() && far_live_ == 0; }
   std::uint64_t events_run() const { return events_run_; }
 
   // The process on whose behalf the current event runs.
@@ -125,11 +125,16 @@ class World {
 
  private:
   // The queue is a binary heap of small keys (a 4-ary one measured slower: the queue is
-  // shallow, ~60 keys, and its pops compare more); the events themselves stay put in slots, and
-  // each slot knows its key's heap position so that cancel() removes the key at once.
-  // Why: heap operations move their elements, and a key is 24 bytes where a slot with its
-  // EventFn is 96; and most timers are cancelled, which would otherwise leave the heap
+  // shallow and its pops compare more); the events themselves stay put in slots, and each
+  // slot knows its key's heap position so that cancel() removes the key at once.
+  // Why: heap operations move their elements, and a key is 16 bytes where a slot with its
+  // EventFn is 80; and most timers are cancelled, which would otherwise leave the heap
   // thousands of keys deep (profiling showed the heap as the simulator's top cost).
+  //
+  // Far events (timers a bucket or more beyond the drained one: request timeouts, deadlines,
+  // election timers) wait in a ring of time buckets and enter the heap only when time nears
+  // them; cancelling one is O(1), and most are cancelled before then. The heap keeps messages
+  // in flight and near timers. Order is unchanged: a key keeps its (time, seq) wherever it is.
   // 16 bytes, four to a cache line: the sequence number (ties in time run in scheduling order)
   // and the slot share one word, the sequence in the high bits so that it decides the order.
   static constexpr int kSlotBits = 24;
@@ -151,14 +156,20 @@ class World {
     std::uint64_t seq = ~std::uint64_t{0};  // of the event it holds; kFree when none
     ProcessId owner = kWorldProcess;
     std::uint64_t incarnation = 0;
+    bool far = false;  // its key waits in far_ring_, not in the heap
     EventFn fn;
   };
+  static constexpr int kBucketShift = 24;            // buckets of 2^24 ns (16.8 ms)
+  static constexpr std::int64_t kRingBuckets = 1024;  // the ring reaches 17 s ahead
   static constexpr std::uint64_t kFree = ~std::uint64_t{0};
   void release_slot(std::uint32_t slot);
   void heap_place(std::size_t pos, const Key& key);
   void heap_sift_up(std::size_t pos);
   void heap_sift_down(std::size_t pos);
   void heap_remove(std::size_t pos);
+  void heap_push(const Key& key);
+  // Moves far events into the heap until its earliest key is the earliest event of all.
+  void admit_far_events();
   void run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn);
 
   std::uint64_t seed_;
@@ -172,6 +183,12 @@ class World {
   // every key it moves.
   std::vector<std::uint32_t> heap_pos_;
   std::vector<std::uint32_t> free_slots_;
+  // Bucket b (at_ns >> kBucketShift) is far_ring_[b % kRingBuckets]; it may hold stale keys
+  // of cancelled events. Every bucket up to drained_bucket_ is in the heap; far keys are in
+  // buckets after it and less than kRingBuckets after it.
+  std::vector<std::vector<Key>> far_ring_ = std::vector<std::vector<Key>>(kRingBuckets);
+  std::int64_t drained_bucket_ = 0;
+  std::size_t far_live_ = 0;  // far events not cancelled
   std::vector<std::unique_ptr<Process>> processes_;
   std::map<ProcessId, std::function<void()>> crash_hooks_;
   std::map<ProcessId, std::function<void()>> restart_hooks_;

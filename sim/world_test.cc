@@ -1,6 +1,8 @@
 #include "sim/world.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 
 #include "sim/network.h"
 #include "sim/wake.h"
@@ -18,6 +20,57 @@ TEST_CASE("events run in time order - ties in scheduling order") {
   w.run_until(TrueTime(seconds(1)));
   REQUIRE(order == std::vector<int>{1, 2, 3});
   REQUIRE(w.now() == TrueTime(seconds(1)));
+}
+
+TEST_CASE("near and far events, some cancelled, run in (time, scheduling) order - none lost") {
+  // Times from microseconds to beyond the far ring's reach (17 s), scheduled from inside
+  // events too, with many ties; a third are cancelled. Expected order: sort by (time, seq).
+  World w(7);
+  auto p = w.add_process("p");
+  Rng rng(99);
+  struct Planned {
+    std::int64_t at_ns;
+    std::uint64_t seq;
+    bool cancelled;
+  };
+  std::vector<Planned> planned;
+  std::vector<World::EventId> ids;
+  std::vector<std::uint64_t> ran;
+  std::uint64_t next = 0;
+  std::function<void(int)> plan = [&](int depth) {
+    const std::uint64_t seq = next++;
+    const std::int64_t spans_ns[] = {1'000, 2'000'000, 300'000'000, 5'000'000'000, 40'000'000'000};
+    const std::int64_t span = spans_ns[rng.below(5)];
+    // Rounded to 1 ms half of the time, so that ties in time are common.
+    std::int64_t delay = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(span)));
+    if (rng.chance(0.5)) delay -= delay % 1'000'000;
+    const std::int64_t at = w.now().time_since_epoch().count() + delay;
+    planned.push_back({at, seq, false});
+    ids.push_back(w.schedule_at(TrueTime(Duration(at)), p, [&, seq, depth] {
+      ran.push_back(seq);
+      if (depth < 3 && rng.chance(0.5)) plan(depth + 1);
+      if (!ids.empty() && rng.chance(0.3)) {  // cancel a random pending one
+        const std::size_t victim = rng.below(ids.size());
+        if (!planned[victim].cancelled &&
+            std::find(ran.begin(), ran.end(), planned[victim].seq) == ran.end()) {
+          planned[victim].cancelled = true;
+          w.cancel(ids[victim]);
+        }
+      }
+    }));
+  };
+  for (int i = 0; i < 400; ++i) plan(0);
+  w.run_until(TrueTime(seconds(200)));
+  REQUIRE(w.idle());
+  // Every event not cancelled ran exactly once, in (time, seq) order.
+  std::vector<Planned> expected;
+  for (const auto& e : planned)
+    if (!e.cancelled) expected.push_back(e);
+  std::sort(expected.begin(), expected.end(), [](const Planned& a, const Planned& b) {
+    return a.at_ns != b.at_ns ? a.at_ns < b.at_ns : a.seq < b.seq;
+  });
+  REQUIRE(ran.size() == expected.size());
+  for (std::size_t i = 0; i < ran.size(); ++i) REQUIRE(ran[i] == expected[i].seq);
 }
 
 TEST_CASE("a paused process's events wait and run in order on resume") {
