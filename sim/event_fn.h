@@ -31,7 +31,7 @@ class EventFn {
       ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
       ops_ = &kInlineOps<Fn>;
     } else {
-      *reinterpret_cast<Fn**>(storage_) = new Fn(std::forward<F>(f));
+      ::new (static_cast<void*>(storage_)) Fn*(new Fn(std::forward<F>(f)));
       ops_ = &kHeapOps<Fn>;
     }
   }
@@ -79,13 +79,17 @@ class EventFn {
       },
       [](void* s) noexcept { std::launder(reinterpret_cast<Fn*>(s))->~Fn(); },
   };
+  // A heap callable: the storage holds a Fn* (trivially destructible, so relocating it is
+  // constructing a copy of the pointer in the new storage).
+  template <typename Fn>
+  static Fn* heap_pointer(void* s) {
+    return *std::launder(reinterpret_cast<Fn**>(s));
+  }
   template <typename Fn>
   static constexpr Ops kHeapOps = {
-      [](void* s) { (**reinterpret_cast<Fn**>(s))(); },
-      [](void* from, void* to) noexcept {
-        *reinterpret_cast<Fn**>(to) = *reinterpret_cast<Fn**>(from);
-      },
-      [](void* s) noexcept { delete *reinterpret_cast<Fn**>(s); },
+      [](void* s) { (*heap_pointer<Fn>(s))(); },
+      [](void* from, void* to) noexcept { ::new (to) Fn*(heap_pointer<Fn>(from)); },
+      [](void* s) noexcept { delete heap_pointer<Fn>(s); },
   };
 
   void take(EventFn& other) noexcept {
