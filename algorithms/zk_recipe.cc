@@ -11,6 +11,10 @@
 //   between is not missed. If the own key is no longer listed, the session expired
 //   (ZooKeeper's SessionExpired).
 // What it promises: mutual exclusion and FIFO fairness while sessions stay alive.
+// On etcd it also needs what ZooKeeper's ordering gives for free: a create applied after the
+//   delete that cleaned it up leaves an orphan key under the live session; the waiter deletes
+//   its own stale keys when it lists (see wait_for_turn; lockstep's demo found the orphan,
+//   scenarios/regressions/zk-recipe-delayed-create-orphans-a-key.json).
 // What it gets wrong: only the inherent lease problems. A holder paused or partitioned past
 //   its TTL still believes it holds the lock after etcd deleted its key (ZooKeeper has the
 //   same problem with session timeouts).
@@ -18,6 +22,9 @@
 //   default session timeout (and etcd's concurrency session default).
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/registry.h"
 #include "algorithms/session.h"
@@ -50,7 +57,8 @@ class ZkRecipe : public Lock {
     std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
     // A sequential node's name is unique per create: the attempt number keeps it so here, so
     // that a delete of an earlier attempt still in flight can never remove this one.
-    my_key_ = prefix_ + hex + "-" + std::to_string(++attempts_);
+    session_key_prefix_ = prefix_ + hex + "-";
+    my_key_ = session_key_prefix_ + std::to_string(++attempts_);
     PutRequest put;
     put.key = my_key_;
     put.lease = session_->lease();
@@ -94,6 +102,22 @@ class ZkRecipe : public Lock {
       Result<RangeResponse> listed = co_await ctx_.kv().range(std::move(children));
       if (!listed.ok()) co_return listed.error();
       const std::vector<KeyValue>& kvs = listed.value().kvs;
+      // A create of an earlier attempt can be applied after the delete that cleaned it up (the
+      // member holding it was paused, then resumed): its key lives under this session's lease
+      // and nobody else will ever delete it, so every waiter behind it would wait for as long
+      // as this session lives. ZooKeeper cannot do that (it applies a session's requests in
+      // order); Curator's protection mode finds its own nodes by a GUID in their names. The
+      // lease part of the name is that GUID here: delete every such key but the current one.
+      std::vector<std::string> stale;
+      for (const KeyValue& kv : kvs)
+        if (kv.key != my_key_ && kv.key.starts_with(session_key_prefix_)) stale.push_back(kv.key);
+      if (!stale.empty()) {
+        for (const std::string& key : stale) {
+          Result<void> deleted = co_await delete_key(key);
+          if (!deleted.ok()) co_return deleted.error();
+        }
+        continue;  // list again
+      }
       std::string predecessor;
       bool found = false;
       for (std::size_t i = 0; i < kvs.size() && !found; ++i) {
@@ -137,8 +161,11 @@ class ZkRecipe : public Lock {
   // Curator's "guaranteed delete": retried until its outcome is known, or the session (and
   // with it the node) is gone anyway.
   Task<Result<void>> delete_own_key() {
-    const std::string key = my_key_;
-    my_key_.clear();
+    const std::string key = std::exchange(my_key_, std::string());
+    co_return co_await delete_key(key);
+  }
+
+  Task<Result<void>> delete_key(std::string key) {
     for (;;) {
       DeleteRangeRequest del;
       del.key = key;
@@ -154,6 +181,7 @@ class ZkRecipe : public Lock {
   std::string prefix_;  // ends with '/'
   std::int64_t ttl_seconds_;
   std::unique_ptr<Session> session_;
+  std::string session_key_prefix_;  // "<prefix><lease hex>-": every key of this session
   std::string my_key_;
   std::uint64_t attempts_ = 0;
   Revision my_revision_ = 0;
