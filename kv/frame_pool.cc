@@ -1,7 +1,6 @@
 #include "kv/frame_pool.h"
 
 #include <new>
-#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define LOCKSTEP_FRAME_POOL 0
@@ -52,13 +51,18 @@ FreeLists& free_lists() {
   return lists;
 }
 
+// Unpooled blocks (empty or too large, the pool off, or this thread's lists gone) come from
+// operator new and go back to the unsized operator delete, so a pooled block freed after the
+// lists are gone is returned the same way.
+bool pooled(std::size_t bytes) {
+  return LOCKSTEP_FRAME_POOL && bytes != 0 && bytes <= kMaxPooledFrameBytes && !t_free_lists_gone;
+}
+
 }  // namespace
 
 void* allocate_frame(std::size_t bytes) {
-  if (!LOCKSTEP_FRAME_POOL || bytes == 0 || bytes > kMaxPooledFrameBytes)
-    return ::operator new(bytes);
+  if (!pooled(bytes)) return ::operator new(bytes);
   const std::size_t c = size_class(bytes);
-  if (t_free_lists_gone) return ::operator new((c + 1) * kClassBytes);
   FreeLists& lists = free_lists();
   if (FreeLists::Block* b = lists.heads[c]) {
     lists.heads[c] = b->next;
@@ -68,19 +72,14 @@ void* allocate_frame(std::size_t bytes) {
 }
 
 void free_frame(void* frame, std::size_t bytes) noexcept {
-  if (!LOCKSTEP_FRAME_POOL || bytes == 0 || bytes > kMaxPooledFrameBytes) {
+  if (!pooled(bytes)) {
     ::operator delete(frame);
     return;
   }
-  const std::size_t c = size_class(bytes);
-  if (t_free_lists_gone) {
-    ::operator delete(frame);
-    return;
-  }
-  FreeLists& lists = free_lists();
+  FreeLists::Block*& head = free_lists().heads[size_class(bytes)];
   auto* b = static_cast<FreeLists::Block*>(frame);
-  b->next = lists.heads[c];
-  lists.heads[c] = b;
+  b->next = head;
+  head = b;
 }
 
 }  // namespace lockstep

@@ -162,10 +162,10 @@ void EtcdMember::schedule_heartbeat() {
     // steps down, so a minority leader stops serving.
     const Duration now_local = cluster_.world().local_monotonic(pid_);
     int recent = 1;
-    for (int peer = 0; peer < static_cast<int>(last_ack_local_.size()); ++peer)
-      if (peer != index_ && now_local - last_ack_local_[static_cast<std::size_t>(peer)] <=
-                                cluster_.config().election_timeout)
-        ++recent;
+    for (std::size_t peer = 0; peer < last_ack_local_.size(); ++peer) {
+      const bool self = peer == static_cast<std::size_t>(index_);
+      if (!self && now_local - last_ack_local_[peer] <= cluster_.config().election_timeout) ++recent;
+    }
     if (recent < quorum()) {
       cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
                                     {{"term", term_}, {"member", index_}});

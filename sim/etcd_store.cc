@@ -257,8 +257,8 @@ class EtcdStore::WriteTxn {
       KeyValue tombstone;
       tombstone.key = kv.key;
       tombstone.mod_revision = rev;
-      record(store_.history_.find(kv.key), KeyChange{rev, change_count_, true, std::move(tombstone)},
-             EventType::del);
+      record(store_.history_.find(kv.key),
+             KeyChange{rev, change_count_, true, std::move(tombstone)}, EventType::del);
     }
     return static_cast<std::int64_t>(doomed.size());
   }
@@ -271,11 +271,7 @@ class EtcdStore::WriteTxn {
     for (auto it = touched_keys_.rbegin(); it != touched_keys_.rend(); ++it) {
       auto changes = store_.history_.find(**it);
       changes->second.pop_back();
-      if (changes->second.empty() || changes->second.back().tombstone) {
-        store_.live_keys_.erase(&*changes);
-      } else {
-        store_.live_keys_.insert(&*changes);
-      }
+      store_.index_liveness(*changes);
       if (changes->second.empty()) store_.history_.erase(changes);
     }
     store_.latest_change_revision_ = latest_change_revision_before_;
@@ -310,8 +306,7 @@ class EtcdStore::WriteTxn {
   void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
 
   // `entry` is the key's history (created by the caller when the key is new).
-  void record(std::map<std::string, std::vector<KeyChange>>::iterator entry, KeyChange change,
-              EventType type) {
+  void record(History::iterator entry, KeyChange change, EventType type) {
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
       Event event;
       event.type = type;
@@ -322,12 +317,8 @@ class EtcdStore::WriteTxn {
       events_.push_back(std::move(event));
     }
     store_.latest_change_revision_ = std::max(store_.latest_change_revision_, change.main);
-    if (change.tombstone) {
-      store_.live_keys_.erase(&*entry);
-    } else {
-      store_.live_keys_.insert(&*entry);
-    }
     entry->second.push_back(std::move(change));
+    store_.index_liveness(*entry);
     touched_keys_.push_back(&entry->first);
     ++change_count_;
   }
@@ -352,7 +343,8 @@ EtcdStore::EtcdStore(const EtcdStore& other)
       leases_(other.leases_),
       current_revision_(other.current_revision_),
       compact_main_revision_(other.compact_main_revision_) {
-  rebuild_live_keys();  // the other store's index points into its own history
+  // The other store's index points into its own history.
+  for (const HistoryEntry& entry : history_) index_liveness(entry);
 }
 
 EtcdStore& EtcdStore::operator=(const EtcdStore& other) {
@@ -360,10 +352,12 @@ EtcdStore& EtcdStore::operator=(const EtcdStore& other) {
   return *this;
 }
 
-void EtcdStore::rebuild_live_keys() {
-  live_keys_.clear();
-  for (const auto& entry : history_)
-    if (!entry.second.empty() && !entry.second.back().tombstone) live_keys_.insert(&entry);
+void EtcdStore::index_liveness(const HistoryEntry& entry) {
+  if (!entry.second.empty() && !entry.second.back().tombstone) {
+    live_keys_.insert(&entry);
+  } else {
+    live_keys_.erase(&entry);
+  }
 }
 
 // ---- Reading ----

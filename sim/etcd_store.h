@@ -172,11 +172,12 @@ class EtcdStore {
   Result<TxnResponse> apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path);
 
   EtcdStoreOptions options_;
-  std::map<std::string, std::vector<KeyChange>> history_;  // per key, in (main, sub) order
+  using History = std::map<std::string, std::vector<KeyChange>>;
+  using HistoryEntry = History::value_type;
+  History history_;  // per key, in (main, sub) order
   // The keys live at the latest revision, in key order, as pointers to their history_ entries.
   // Why: deleted keys keep their history until a compaction, so a lock's prefix collects
   // thousands of dead keys; ranges at the latest revision (nearly all) walk the live ones.
-  using HistoryEntry = std::pair<const std::string, std::vector<KeyChange>>;
   struct EntryKeyLess {
     using is_transparent = void;
     bool operator()(const HistoryEntry* a, const HistoryEntry* b) const {
@@ -186,7 +187,8 @@ class EtcdStore {
     bool operator()(const std::string& a, const HistoryEntry* b) const { return a < b->first; }
   };
   std::set<const HistoryEntry*, EntryKeyLess> live_keys_;
-  void rebuild_live_keys();
+  // Puts `entry` in live_keys_ or takes it out, after its history changed.
+  void index_liveness(const HistoryEntry& entry);
   // The newest change's main revision: a read at or after it sees exactly live_keys_.
   Revision latest_change_revision_ = 0;
   std::map<LeaseId, Lease> leases_;

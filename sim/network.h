@@ -12,9 +12,8 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
-#include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

@@ -121,7 +121,7 @@ void World::admit_far_events() {
     auto& bucket = far_ring_[static_cast<std::size_t>(drained_bucket_ % kRingBuckets)];
     for (const Key& key : bucket) {
       Slot& s = slots_[key.slot()];
-      if (s.seq != key.seq() || !s.far) continue;  // cancelled (the slot may hold another event)
+      if (s.seq != key.seq()) continue;  // cancelled (the slot may hold another event)
       s.far = false;
       --far_live_;
       heap_push(key);
@@ -161,7 +161,7 @@ void World::heap_place(std::size_t pos, const Key& key) {
 void World::heap_sift_up(std::size_t pos) {
   const Key key = queue_[pos];
   while (pos > 0) {
-    const std::size_t parent = (pos - 1) / kHeapArity;
+    const std::size_t parent = (pos - 1) / 2;
     if (!Later{}(queue_[parent], key)) break;
     heap_place(pos, queue_[parent]);
     pos = parent;
@@ -173,12 +173,9 @@ void World::heap_sift_down(std::size_t pos) {
   const Key key = queue_[pos];
   const std::size_t n = queue_.size();
   for (;;) {
-    const std::size_t first = kHeapArity * pos + 1;
-    if (first >= n) break;
-    std::size_t child = first;  // the earliest of the (up to kHeapArity) children
-    const std::size_t end = std::min(n, first + kHeapArity);
-    for (std::size_t c = first + 1; c < end; ++c)
-      if (Later{}(queue_[child], queue_[c])) child = c;
+    std::size_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
     if (!Later{}(key, queue_[child])) break;
     heap_place(pos, queue_[child]);
     pos = child;
@@ -201,6 +198,11 @@ void World::heap_remove(std::size_t pos) {
 bool World::step() {
   admit_far_events();
   if (queue_.empty()) return false;
+  run_front();
+  return true;
+}
+
+void World::run_front() {
   const Key key = queue_.front();
   heap_remove(0);
   Slot& slot = slots_[key.slot()];
@@ -212,7 +214,6 @@ bool World::step() {
   const std::uint64_t incarnation = slot.incarnation;
   release_slot(key.slot());  // before running: fn may schedule (and reuse the slot)
   run_event(owner, incarnation, fn);
-  return true;
 }
 
 void World::run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn) {
@@ -233,7 +234,7 @@ void World::run_until(TrueTime until) {
   for (;;) {
     admit_far_events();
     if (queue_.empty() || queue_.front().at_ns > until.time_since_epoch().count()) break;
-    step();
+    run_front();
   }
   if (now_ < until) now_ = until;
 }

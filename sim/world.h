@@ -135,10 +135,11 @@ class World {
   // election timers) wait in a ring of time buckets and enter the heap only when time nears
   // them; cancelling one is O(1), and most are cancelled before then. The heap keeps messages
   // in flight and near timers. Order is unchanged: a key keeps its (time, seq) wherever it is.
-  // 16 bytes, four to a cache line: the sequence number (ties in time run in scheduling order)
-  // and the slot share one word, the sequence in the high bits so that it decides the order.
+
+  // A key is 16 bytes, four to a cache line: the sequence number (ties in time run in
+  // scheduling order) and the slot share one word, the sequence in the high bits so that it
+  // decides the order.
   static constexpr int kSlotBits = 24;
-  static constexpr std::size_t kHeapArity = 2;
   struct Key {
     std::int64_t at_ns;
     std::uint64_t seq_slot;
@@ -170,6 +171,8 @@ class World {
   void heap_push(const Key& key);
   // Moves far events into the heap until its earliest key is the earliest event of all.
   void admit_far_events();
+  // Runs the heap's earliest event (admit_far_events() first, and the heap not empty).
+  void run_front();
   void run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn);
 
   std::uint64_t seed_;
@@ -177,7 +180,7 @@ class World {
   TrueTime now_{};
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_run_ = 0;
-  std::vector<Key> queue_;  // a kHeapArity-ary heap under Later: the earliest event first
+  std::vector<Key> queue_;  // a binary heap under Later: the earliest event first
   std::vector<Slot> slots_;
   // Per slot: where its key is in queue_. Apart from slots_ because sifting updates it for
   // every key it moves.
