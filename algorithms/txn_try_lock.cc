@@ -8,7 +8,10 @@
 // What it gets wrong: the holder never learns that its lease expired. A holder paused or
 //   partitioned past the TTL still believes it holds the lock while etcd has deleted its key
 //   and granted it to another client: mutual exclusion breaks (and a resource write without a
-//   fencing token is lost). It is also a try-lock: acquiring means polling.
+//   fencing token is lost). And the locker keeps the lease it was built with: once that lease
+//   is lost (no keep-alive answered for a TTL, e.g. while the cluster has no quorum), every
+//   later acquire fails with "lease not found", for ever (liveness; found by lockstep demo).
+//   It is also a try-lock: acquiring means polling.
 #include <memory>
 
 #include "algorithms/registry.h"

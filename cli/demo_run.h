@@ -38,7 +38,7 @@ struct DemoSettings {
   int clients = 3;
   int members = 3;
   Duration duration = seconds(20);
-  Duration max_fault_duration = seconds(15);
+  std::optional<Duration> max_fault_duration;  // unset: max_fault_duration()'s default
 };
 
 struct DemoOutcome {

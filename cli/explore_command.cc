@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/demo_plan.h"
 #include "cli/run_report.h"
 #include "harness/explore.h"
 #include "harness/parallel_runs.h"
@@ -34,7 +36,7 @@ struct ExploreArgs {
   int clients = 5;
   int members = 3;
   double duration_seconds = 30;
-  double max_fault_seconds = 20;
+  std::optional<double> max_fault_seconds;  // unset: max_fault_duration()'s default
   double liveness_bound_seconds = 0;
   bool no_shrink = false;
   double shrink_budget_seconds = 60;
@@ -75,7 +77,8 @@ int explore_main(const ExploreArgs& args) {
     return kExitBadInput;
   }
   if (!(args.duration_seconds >= 0.001 && args.duration_seconds <= 86400) ||
-      !(args.max_fault_seconds >= 0.001 && args.max_fault_seconds <= 86400) ||
+      (args.max_fault_seconds &&
+       !(*args.max_fault_seconds >= 0.001 && *args.max_fault_seconds <= 86400)) ||
       !(args.liveness_bound_seconds >= 0 && args.liveness_bound_seconds <= 86400)) {
     std::cerr << "lockstep explore: --duration, --max-fault-duration and --liveness-bound must "
                  "be between 0.001 and 86400 seconds\n";
@@ -85,12 +88,16 @@ int explore_main(const ExploreArgs& args) {
   o.run.members = args.members;
   o.run.duration = seconds_to_ms(args.duration_seconds);
   o.run.faults = args.faults;
-  o.run.max_fault_duration = seconds_to_ms(args.max_fault_seconds);
+  if (args.max_fault_seconds) o.run.max_fault_duration = seconds_to_ms(*args.max_fault_seconds);
   for (const auto& c : args.checks) {
     std::stringstream in(c);
     for (std::string item; std::getline(in, item, ',');)
       if (!item.empty()) o.checks.push_back(item);
   }
+  // By default an algorithm is judged on what it claims (demo_plan): a fenced or guarded lock
+  // on its resource and liveness, since two holders' beliefs may overlap past a lease.
+  if (o.checks.empty())
+    if (const AlgorithmInfo* info = find_algorithm(o.run.algorithm)) o.checks = demo_plan(*info).checks;
   if (args.liveness_bound_seconds > 0) o.liveness_bound = seconds_to_ms(args.liveness_bound_seconds);
   o.first_seed = args.first_seed;
   o.seeds = args.seeds;
@@ -243,16 +250,17 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--check", a->checks,
                   "Checks to run: mutex, resource, liveness (repeatable or a comma list; "
-                  "default all)");
+                  "default: resource and liveness for a fenced or guarded algorithm, else all)");
   cmd->add_option("--clients", a->clients, "Clients")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--members", a->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))
       ->capture_default_str();
   cmd->add_option("--duration", a->duration_seconds, "Simulated seconds of load per seed")
       ->capture_default_str();
-  cmd->add_option("--max-fault-duration", a->max_fault_seconds,
-                  "Longest fault, in simulated seconds")
-      ->capture_default_str();
+  cmd->add_option_function<double>(
+      "--max-fault-duration", [a](double v) { a->max_fault_seconds = v; },
+      "Longest fault, in simulated seconds (default: 20, or 1.5 lease TTLs when the "
+      "algorithm's lease is longer)");
   cmd->add_option("--liveness-bound", a->liveness_bound_seconds,
                   "Seconds after faults heal within which waiters must be served (default: "
                   "the scenario default)");

@@ -26,6 +26,12 @@ has_report "$work/replay"
 has_report "$work/explore/failure"
 [[ -s "$work/explore/failure.json" ]] || fail "explore wrote no failure.json"
 
+# A fenced algorithm is judged, by default, on what it claims: its resource and liveness.
+"$lockstep" explore --algorithm etcd-mutex-fenced --seeds 1 --duration 2 --jobs 1 \
+  --out "$work/explore-fenced" >/dev/null || fail "explore etcd-mutex-fenced: expected exit 0"
+tr -d ' \n' < "$work/explore-fenced/summary.json" | grep -qF '"checks":["resource","liveness"]' ||
+  fail "explore etcd-mutex-fenced did not default to the resource and liveness checks"
+
 # A second run into the same directory is refused and leaves the report as it was.
 before="$(md5sum "$work/run/report.html")"
 if "$lockstep" run --algorithm naive-get-put --seed 2 --out "$work/run" >/dev/null 2>&1; then

@@ -47,6 +47,26 @@ TEST_CASE("the shards of an exploration cover each seed exactly once") {
   REQUIRE(*seen.rbegin() == 24);
 }
 
+// zk-recipe's only failure is the inherent one of leases: a holder stopped past its 60 s
+// session. Explore reaches it because it draws some faults at the lease's scale.
+TEST_CASE("explore with its defaults finds zk-recipe's holder outliving its 60 s lease") {
+  ExploreOptions o;
+  o.run.algorithm = "zk-recipe";
+  o.run.clients = 5;
+  o.run.duration = seconds(30);
+  o.run.faults = "all";
+  o.checks = {"mutex"};
+  o.seeds = 60;
+  o.shrink = false;
+  o.jobs = 2;
+  const ExploreResult r = explore(o, {});
+  REQUIRE(r.error == "");
+  REQUIRE(r.failing_seed.has_value());
+  bool past_ttl = false;
+  for (const auto& f : r.failing_config.faults) past_ttl = past_ttl || f.duration > seconds(60);
+  CHECK(past_ttl);
+}
+
 TEST_CASE("explore reports the lowest failing seed whatever the number of jobs") {
   ExploreOptions o = short_options("txn-try-lock", "pause");
   o.seeds = 12;

@@ -82,6 +82,13 @@ void random_partition(Rng& rng, const FaultGenOptions& o, sim::FaultSpec& f) {
   f.symmetric = true;
 }
 
+// Whether this fault class can outlast a lease in a way a lock can notice too late: the
+// holder stops (pause), is cut off from the cluster (partition), or its keep-alives are lost
+// (lease-drop); a crash past the TTL is how a lease should free a lock.
+bool lease_scale_class(const std::string& kind) {
+  return kind == "pause" || kind == "crash" || kind == "partition" || kind == "lease-drop";
+}
+
 }  // namespace
 
 std::vector<sim::FaultSpec> generate_faults(Rng rng, const FaultGenOptions& o) {
@@ -100,6 +107,9 @@ std::vector<sim::FaultSpec> generate_faults(Rng rng, const FaultGenOptions& o) {
   const Duration cap = o.max_fault_duration;
   for (const auto& kind : on) {
     Rng r = rng.fork(kind);
+    Rng lease_scale = rng.fork(kind + "/lease-scale");
+    const bool lease_scale_possible =
+        o.lease_ttl.count() > 0 && lease_scale_class(kind) && o.lease_ttl / 2 < cap;
     const std::int64_t per_ten_seconds = r.between(1, 3);
     const std::int64_t count =
         std::max<std::int64_t>(1, per_ten_seconds * o.run_length.count() / seconds(10).count());
@@ -140,6 +150,8 @@ std::vector<sim::FaultSpec> generate_faults(Rng rng, const FaultGenOptions& o) {
         f.duration = between(r, seconds(2), std::min(cap, seconds(20)));
         f.amount = between(r, milliseconds(500), seconds(5));
       }
+      if (lease_scale_possible && lease_scale.chance(1.0 / 3.0))
+        f.duration = between(lease_scale, o.lease_ttl / 2, std::min(cap, o.lease_ttl * 3 / 2));
       f.duration = std::chrono::duration_cast<std::chrono::milliseconds>(f.duration);
       f.amount = std::chrono::duration_cast<std::chrono::milliseconds>(f.amount);
       out.push_back(std::move(f));

@@ -56,6 +56,72 @@ TEST_CASE("a fault schedule is a pure function of the seed and respects the dura
   for (const auto& f : a) REQUIRE(f.duration <= seconds(3));
 }
 
+TEST_CASE("with a lease TTL, some holder-stopping faults straddle it and the cap still holds") {
+  FaultGenOptions o;
+  for (const auto& c : sim::fault_catalogue()) o.classes.insert(c.name);
+  o.run_length = seconds(20);
+  o.max_fault_duration = seconds(90);
+  o.lease_ttl = seconds(60);
+  int straddling = 0, long_other = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    for (const auto& f : generate_faults(Rng(seed), o)) {
+      REQUIRE(f.duration <= seconds(90));
+      const bool stops_holder = f.kind == "pause" || f.kind == "crash" ||
+                                f.kind == "partition" || f.kind == "lease-drop";
+      if (f.duration >= seconds(30)) (stops_holder ? straddling : long_other) += 1;
+    }
+  }
+  CHECK(straddling > 50);
+  CHECK(long_other == 0);  // delay, loss, clock... keep their own ranges
+}
+
+TEST_CASE("lease-scale draws leave the rest of the schedule as it was") {
+  FaultGenOptions plain;
+  for (const auto& c : sim::fault_catalogue()) plain.classes.insert(c.name);
+  FaultGenOptions leased = plain;
+  leased.lease_ttl = seconds(60);  // half the TTL is above the 20 s cap: nothing to draw
+  FaultGenOptions short_lease = plain;
+  short_lease.lease_ttl = seconds(10);
+  int changed = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const auto a = generate_faults(Rng(seed), plain);
+    REQUIRE(generate_faults(Rng(seed), leased) == a);
+    const auto b = generate_faults(Rng(seed), short_lease);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      sim::FaultSpec same_duration = b[i];
+      same_duration.duration = a[i].duration;
+      REQUIRE(same_duration == a[i]);  // only durations differ
+      if (b[i].duration != a[i].duration) {
+        ++changed;
+        REQUIRE(b[i].duration >= seconds(5));
+        REQUIRE(b[i].duration <= seconds(15));
+      }
+    }
+  }
+  CHECK(changed > 10);
+}
+
+TEST_CASE("the default longest fault is 20 s or one and a half lease TTLs") {
+  RunRequest req;
+  REQUIRE(max_fault_duration(req, Duration(0)) == seconds(20));
+  REQUIRE(max_fault_duration(req, seconds(10)) == seconds(20));
+  REQUIRE(max_fault_duration(req, seconds(60)) == seconds(90));
+  req.max_fault_duration = seconds(5);
+  REQUIRE(max_fault_duration(req, seconds(60)) == seconds(5));
+  RunConfig config;
+  req = RunRequest{};
+  req.algorithm = "zk-recipe";  // a 60 s session by default
+  req.faults = "pause";
+  bool long_pause = false;
+  for (std::uint64_t seed = 1; seed <= 20 && !long_pause; ++seed) {
+    req.seed = seed;
+    REQUIRE(expand_run_request(req, config).empty());
+    for (const auto& f : config.faults) long_pause = long_pause || f.duration > seconds(60);
+  }
+  CHECK(long_pause);
+}
+
 // The fidelity check of the fault catalogue: a holder paused past its lease TTL.
 RunConfig paused_holder(const std::string& algorithm, std::uint64_t seed) {
   RunConfig c = default_run_config();

@@ -29,7 +29,8 @@ std::string expand_real_run_request(const RunRequest& request, const RealBackend
   FaultGenOptions gen;
   gen.classes = config.run.fault_classes;
   gen.run_length = config.run.workload.duration;
-  gen.max_fault_duration = request.max_fault_duration;
+  // No lease-scale faults on a real cluster: a 90 s pause is 90 s of wall time.
+  gen.max_fault_duration = max_fault_duration(request, Duration(0));
   gen.clients = config.run.workload.clients;
   gen.members = local ? config.run.etcd.members : 0;
   gen.with_resource = false;  // the real resource is in-process, not a process to fault

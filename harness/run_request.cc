@@ -1,9 +1,21 @@
 #include "harness/run_request.h"
 
+#include <algorithm>
+
 #include "harness/fault_schedule.h"
 #include "harness/sim_runner.h"
 
 namespace lockstep {
+
+Duration lease_ttl_of(const AlgorithmOptions& options) {
+  const auto ttl = options.find("lease_ttl_seconds");
+  return ttl != options.end() && ttl->second > 0 ? seconds(ttl->second) : Duration(0);
+}
+
+Duration max_fault_duration(const RunRequest& request, Duration lease_ttl) {
+  if (request.max_fault_duration) return *request.max_fault_duration;
+  return std::max(kDefaultMaxFaultDuration, lease_ttl * 3 / 2);
+}
 
 std::string expand_run_request(const RunRequest& request, RunConfig& out) {
   RunConfig config = default_run_config();
@@ -16,10 +28,15 @@ std::string expand_run_request(const RunRequest& request, RunConfig& out) {
   config.workload.duration = request.duration;
   if (auto err = parse_fault_classes(request.faults, config.fault_classes))
     return "faults: " + *err;
+  // Validated once without faults to resolve the algorithm's options (its lease TTL shapes
+  // the fault schedule), and again below with them.
+  if (auto err = validate_run_config(config); !err.empty()) return err;
+  const Duration lease_ttl = lease_ttl_of(config.algorithm_options);
   FaultGenOptions gen;
   gen.classes = config.fault_classes;
   gen.run_length = config.workload.duration;
-  gen.max_fault_duration = request.max_fault_duration;
+  gen.max_fault_duration = max_fault_duration(request, lease_ttl);
+  gen.lease_ttl = lease_ttl;
   gen.clients = config.workload.clients;
   gen.members = config.etcd.members;
   gen.with_resource = config.workload.use_resource;
@@ -27,9 +44,7 @@ std::string expand_run_request(const RunRequest& request, RunConfig& out) {
   if (auto err = validate_run_config(config); !err.empty()) return err;
   // Liveness is judged against the lease: a lock key orphaned by an unlucky client (a delete
   // whose outcome it never learnt) may block everyone until its lease expires.
-  auto ttl = config.algorithm_options.find("lease_ttl_seconds");
-  if (ttl != config.algorithm_options.end() && ttl->second > 0)
-    config.liveness_bound = seconds(ttl->second) + seconds(20);
+  if (lease_ttl.count() > 0) config.liveness_bound = lease_ttl + seconds(20);
   out = std::move(config);
   return {};
 }

@@ -2,6 +2,7 @@
 // its expansion into the full RunConfig that is run and written to scenario.json.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "harness/run_config.h"
@@ -15,9 +16,18 @@ struct RunRequest {
   int members = 3;
   Duration duration = seconds(30);
   std::string faults = "none";  // a comma list of fault classes, "all" or "none"
-  Duration max_fault_duration = seconds(20);
+  // The longest fault. Unset: the default below.
+  std::optional<Duration> max_fault_duration;
   AlgorithmOptions algorithm_options;
 };
+
+// The default longest fault: 20 s, or one and a half lease TTLs when the algorithm's lease
+// is longer, so that pauses and partitions can outlast a 60 s session (see generate_faults).
+constexpr Duration kDefaultMaxFaultDuration = seconds(20);
+Duration max_fault_duration(const RunRequest& request, Duration lease_ttl);
+
+// The lease TTL of a config's algorithm options (lease_ttl_seconds), or 0 without a lease.
+Duration lease_ttl_of(const AlgorithmOptions& options);
 
 // Fills `out` (drawing the random fault schedule from the seed); returns an error message
 // naming the bad field, or empty.
