@@ -32,8 +32,8 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
   std::vector<CheckResult> results;
   if (wanted("mutex")) {
     CheckResult mutex = check_mutual_exclusion(history);
-    const bool leased = config.algorithm_options.count("lease_ttl_seconds") &&
-                        config.algorithm_options.at("lease_ttl_seconds") > 0;
+    const Duration lease_ttl = lease_ttl_of(config.algorithm_options);
+    const bool leased = lease_ttl.count() > 0;
     // Only where faults could have made a holder outlive its lease before the overlap: a
     // check-then-act race with no such fault, or one after faults far shorter than the TTL,
     // is the algorithm's (or its keep-alive's) own bug. A holder renews every TTL/3, so one
@@ -42,7 +42,7 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
     bool lease_outlived = false;
     if (mutex.status == CheckStatus::violated && leased) {
       const std::int64_t overlap_ns = mutex.witness.value("overlap_start_ns", std::int64_t{0});
-      const std::int64_t ttl_ms = 1000 * config.algorithm_options.at("lease_ttl_seconds");
+      const std::int64_t ttl_ms = to_ms(lease_ttl);
       std::int64_t stopped_ms = 0;
       for (const auto& e : history.events) {
         if (e.true_ns > overlap_ns) break;
@@ -75,10 +75,8 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
     // A waiter may see the lock free (nobody believing they hold it) while a crashed holder's
     // key still waits for its lease to expire: allow a TTL and a margin before calling an
     // idle lock a missed wake-up.
-    auto ttl = config.algorithm_options.find("lease_ttl_seconds");
-    const Duration idle = (ttl != config.algorithm_options.end() && ttl->second > 0)
-                              ? seconds(ttl->second) + seconds(5)
-                              : config.liveness_bound;
+    const Duration lease_ttl = lease_ttl_of(config.algorithm_options);
+    const Duration idle = lease_ttl.count() > 0 ? lease_ttl + seconds(5) : config.liveness_bound;
     o.idle_bound_ns = idle.count();
     results.push_back(check_liveness(history, o));
   }

@@ -43,10 +43,8 @@ std::string expand_real_run_request(const RunRequest& request, const RealBackend
       if (t.rfind("member-", 0) == 0)
         t = "client-" + std::to_string(std::stoi(t.substr(7)) % config.run.workload.clients);
   }
-  const auto ttl = config.run.algorithm_options.find("lease_ttl_seconds");
-  config.run.liveness_bound = (ttl != config.run.algorithm_options.end() && ttl->second > 0)
-                                  ? seconds(ttl->second) + seconds(10)
-                                  : seconds(20);
+  const Duration lease_ttl = lease_ttl_of(config.run.algorithm_options);
+  config.run.liveness_bound = lease_ttl.count() > 0 ? lease_ttl + seconds(10) : seconds(20);
   config.backend = backend;
   if (auto err = validate_real_run_config(config); !err.empty()) return err;
   out = std::move(config);

@@ -14,6 +14,12 @@
 
 namespace lockstep {
 
+// The lease TTL an algorithm's options give (lease_ttl_seconds), or 0 when it holds no lease.
+inline Duration lease_ttl_of(const AlgorithmOptions& options) {
+  const auto ttl = options.find("lease_ttl_seconds");
+  return ttl != options.end() && ttl->second > 0 ? seconds(ttl->second) : Duration(0);
+}
+
 struct WorkloadConfig {
   int clients = 3;
   Duration duration = seconds(30);           // how long clients start new lock cycles

@@ -7,11 +7,6 @@
 
 namespace lockstep {
 
-Duration lease_ttl_of(const AlgorithmOptions& options) {
-  const auto ttl = options.find("lease_ttl_seconds");
-  return ttl != options.end() && ttl->second > 0 ? seconds(ttl->second) : Duration(0);
-}
-
 Duration max_fault_duration(const RunRequest& request, Duration lease_ttl) {
   if (request.max_fault_duration) return *request.max_fault_duration;
   return std::max(kDefaultMaxFaultDuration, lease_ttl * 3 / 2);

@@ -26,9 +26,6 @@ struct RunRequest {
 constexpr Duration kDefaultMaxFaultDuration = seconds(20);
 Duration max_fault_duration(const RunRequest& request, Duration lease_ttl);
 
-// The lease TTL of a config's algorithm options (lease_ttl_seconds), or 0 without a lease.
-Duration lease_ttl_of(const AlgorithmOptions& options);
-
 // Fills `out` (drawing the random fault schedule from the seed); returns an error message
 // naming the bad field, or empty.
 std::string expand_run_request(const RunRequest& request, RunConfig& out);
