@@ -8,9 +8,12 @@
 // What it gets wrong: the holder never learns that its lease expired. A holder paused or
 //   partitioned past the TTL still believes it holds the lock while etcd has deleted its key
 //   and granted it to another client: mutual exclusion breaks (and a resource write without a
-//   fencing token is lost). And the locker keeps the lease it was built with: once that lease
-//   is lost (no keep-alive answered for a TTL, e.g. while the cluster has no quorum), every
-//   later acquire fails with "lease not found", for ever (liveness; found by lockstep demo).
+//   fencing token is lost). Its acquire only asks whether the key exists: when an acquire's
+//   txn succeeded but its reply was lost, the retry finds the locker's own key, takes it for
+//   another holder's and polls for ever while its keep-alives keep that key alive (liveness;
+//   found by lockstep explore). And the locker keeps the lease it was built with: once that
+//   lease is lost (no keep-alive answered for a TTL), every later acquire fails with "lease
+//   not found", for ever (found by lockstep demo, together with a lost acquire reply).
 //   It is also a try-lock: acquiring means polling.
 #include <memory>
 

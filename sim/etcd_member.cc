@@ -15,6 +15,12 @@ struct Overloaded : Fs... {
 template <typename... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
+// How long a member waits for the answer to its ReadIndex round before asking again (etcd's
+// readIndexRetryTime).
+constexpr Duration kReadIndexRetry = milliseconds(500);
+// The most entries one append carries.
+constexpr std::size_t kMaxEntriesPerAppend = 256;
+
 bool is_write(const ClientRequest& r) {
   return std::holds_alternative<PutRequest>(r) || std::holds_alternative<DeleteRangeRequest>(r) ||
          std::holds_alternative<TxnRequest>(r) || std::holds_alternative<CompactionRequest>(r) ||
@@ -60,9 +66,18 @@ void EtcdMember::on_crash() {
   next_index_.clear();
   match_index_.clear();
   last_ack_local_.clear();
+  probing_.clear();
+  commit_sent_.clear();
+  append_sent_local_.clear();
   acked_seq_.clear();
   leader_reads_.clear();
+  deferred_read_requests_.clear();
   revoking_.clear();
+  reads_waiting_.clear();
+  read_round_.clear();
+  reads_indexed_.clear();
+  read_round_in_flight_ = false;
+  cluster_.world().cancel(read_round_timer_);
   pending_.clear();
   watchers_.clear();
   ++election_generation_;
@@ -96,8 +111,10 @@ void EtcdMember::become_follower(std::uint64_t term, int leader) {
   if (was_leader) {
     ++heartbeat_generation_;
     leader_reads_.clear();
+    deferred_read_requests_.clear();
     revoking_.clear();
-    // Reads waiting on a ReadIndex this member would have answered fail over to the new leader.
+    // Members whose ReadIndex this member would have answered ask again (their round's
+    // retry timer), and the new leader answers.
   }
   if (leader >= 0) {
     last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
@@ -133,6 +150,9 @@ void EtcdMember::become_leader() {
   next_index_.assign(members, last_log_index() + 1);
   match_index_.assign(members, 0);
   last_ack_local_.assign(members, now_local);
+  probing_.assign(members, 1);
+  commit_sent_.assign(members, 0);
+  append_sent_local_.assign(members, now_local);
   acked_seq_.assign(members, 0);
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
@@ -148,7 +168,8 @@ void EtcdMember::become_leader() {
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   schedule_heartbeat();
   schedule_lease_scan();
-  broadcast_append();
+  for (int peer = 0; peer < cluster_.size(); ++peer)
+    if (peer != index_) send_append(peer);  // probes: where does each log agree with ours?
   advance_commit();
   retry_waiting_requests();
 }
@@ -172,31 +193,55 @@ void EtcdMember::schedule_heartbeat() {
       become_follower(term_, -1);
       return;
     }
-    broadcast_append();
+    broadcast_heartbeat();
     schedule_heartbeat();
   });
 }
 
-void EtcdMember::broadcast_append() {
+void EtcdMember::broadcast_heartbeat() {
   ++heartbeat_seq_;
   acked_seq_[static_cast<std::size_t>(index_)] = heartbeat_seq_;
-  for (int peer = 0; peer < cluster_.size(); ++peer)
-    if (peer != index_) send_append(peer);
+  for (int peer = 0; peer < cluster_.size(); ++peer) {
+    if (peer == index_) continue;
+    const auto p = static_cast<std::size_t>(peer);
+    const Heartbeat m{term_, index_, std::min(match_index_[p], commit_index_), heartbeat_seq_};
+    commit_sent_[p] = std::max(commit_sent_[p], m.commit);
+    cluster_.send_to_member(index_, peer, [m](EtcdMember& t) { t.on_heartbeat(m); });
+  }
   confirm_reads(heartbeat_seq_, index_);
 }
 
+void EtcdMember::maybe_send_append(int peer) {
+  const auto p = static_cast<std::size_t>(peer);
+  if (probing_[p]) return;                               // a reply sends the next probe
+  if (match_index_[p] + 1 < next_index_[p]) return;      // one append in flight at a time
+  if (next_index_[p] > last_log_index() && commit_sent_[p] >= commit_index_) return;
+  send_append(peer);
+}
+
+void EtcdMember::start_probe(int peer, std::uint64_t next_index) {
+  const auto p = static_cast<std::size_t>(peer);
+  probing_[p] = 1;
+  next_index_[p] = std::max<std::uint64_t>(1, next_index);
+  send_append(peer);
+}
+
 void EtcdMember::send_append(int peer) {
+  const auto p = static_cast<std::size_t>(peer);
   Append m;
   m.term = term_;
   m.leader = index_;
-  const std::uint64_t next =
-      std::max<std::uint64_t>(1, next_index_[static_cast<std::size_t>(peer)]);
+  const std::uint64_t next = std::max<std::uint64_t>(1, next_index_[p]);
   m.prev_index = next - 1;
   m.prev_term = log_term(m.prev_index);
-  for (std::uint64_t i = next; i <= last_log_index() && m.entries.size() < 64; ++i)
-    m.entries.push_back(log_[i - 1]);
+  const std::uint64_t last = std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
+  if (last > m.prev_index) m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index),
+                                            log_.begin() + static_cast<std::ptrdiff_t>(last));
   m.leader_commit = commit_index_;
   m.heartbeat_seq = heartbeat_seq_;
+  commit_sent_[p] = std::max(commit_sent_[p], commit_index_);
+  append_sent_local_[p] = cluster_.world().local_monotonic(pid_);
+  if (!probing_[p]) next_index_[p] = std::max(next_index_[p], last + 1);
   cluster_.send_to_member(index_, peer, [m = std::move(m)](EtcdMember& t) { t.on_append(m); });
 }
 
@@ -235,7 +280,7 @@ void EtcdMember::on_vote_reply(const VoteReply& m) {
 
 void EtcdMember::on_append(const Append& m) {
   if (m.term < term_) {
-    AppendReply reply{term_, index_, false, 0, m.prev_index, m.heartbeat_seq};
+    AppendReply reply{term_, index_, false, 0, m.prev_index, last_log_index(), m.heartbeat_seq};
     cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
     return;
   }
@@ -265,7 +310,8 @@ void EtcdMember::on_append(const Append& m) {
       apply_committed();
     }
   }
-  AppendReply reply{term_, index_, success, match, success ? 0 : m.prev_index, m.heartbeat_seq};
+  AppendReply reply{term_,  index_, success, match, success ? 0 : m.prev_index, last_log_index(),
+                    m.heartbeat_seq};
   cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
 }
 
@@ -277,24 +323,69 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
   if (role_ != MemberRole::leader || m.term != term_) return;
   const auto from = static_cast<std::size_t>(m.from);
   last_ack_local_[from] = cluster_.world().local_monotonic(pid_);
-  // Only a reply that moves replication forward triggers another append: duplicated or
-  // reordered replies must not multiply the traffic.
+  // Duplicated or reordered replies must not multiply the traffic: a success only sends what
+  // flow control allows, and a rejection that no longer matches what was sent is ignored.
   if (m.success) {
-    if (m.match_index > match_index_[from]) {
-      match_index_[from] = m.match_index;
-      next_index_[from] = m.match_index + 1;
-      advance_commit();
-      if (next_index_[from] <= last_log_index()) send_append(m.from);
+    const bool advanced = m.match_index > match_index_[from];
+    if (advanced) match_index_[from] = m.match_index;
+    if (probing_[from]) {
+      probing_[from] = 0;  // the logs agree up to match: replicate from there
+      next_index_[from] = match_index_[from] + 1;
+    } else {
+      next_index_[from] = std::max(next_index_[from], match_index_[from] + 1);
     }
-  } else if (m.rejected_prev + 1 == next_index_[from] && next_index_[from] > 1) {
-    --next_index_[from];
-    send_append(m.from);
+    if (advanced) advance_commit();
+    maybe_send_append(m.from);
+  } else {
+    const bool stale = probing_[from] ? m.rejected_prev + 1 != next_index_[from]
+                                      : m.rejected_prev <= match_index_[from];
+    // Probe at the follower's last index if it is shorter, else one entry further back.
+    if (!stale)
+      start_probe(m.from, std::max(match_index_[from] + 1,
+                                   std::min(m.rejected_prev, m.last_index + 1)));
   }
+  confirm_reads(m.heartbeat_seq, m.from);
+}
+
+void EtcdMember::on_heartbeat(const Heartbeat& m) {
+  if (m.term >= term_) {
+    if (m.term > term_ || role_ != MemberRole::follower || leader_ != m.leader) {
+      become_follower(m.term, m.leader);
+    } else {
+      last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
+      reset_election_timer();
+    }
+    const std::uint64_t commit = std::min(m.commit, last_log_index());
+    if (commit > commit_index_) {
+      commit_index_ = commit;
+      apply_committed();
+    }
+  }
+  // A stale leader learns the newer term from the reply.
+  const HeartbeatReply reply{term_, index_, m.heartbeat_seq};
+  cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_heartbeat_reply(reply); });
+}
+
+void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
+  if (m.term > term_) {
+    become_follower(m.term, -1);
+    return;
+  }
+  if (role_ != MemberRole::leader || m.term != term_) return;
+  const auto from = static_cast<std::size_t>(m.from);
+  const Duration now_local = cluster_.world().local_monotonic(pid_);
+  last_ack_local_[from] = now_local;
+  // A follower still behind a heartbeat interval after its last append lost that append (or
+  // its reply): probe again from what it acknowledged.
+  if (match_index_[from] < last_log_index() &&
+      now_local - append_sent_local_[from] >= cluster_.config().heartbeat_interval)
+    start_probe(m.from, match_index_[from] + 1);
   confirm_reads(m.heartbeat_seq, m.from);
 }
 
 void EtcdMember::advance_commit() {
   if (role_ != MemberRole::leader) return;
+  const std::uint64_t before = commit_index_;
   for (std::uint64_t n = last_log_index(); n > commit_index_; --n) {
     if (log_term(n) != term_) break;  // Raft: only entries of the current term by counting
     int count = 0;
@@ -306,6 +397,18 @@ void EtcdMember::advance_commit() {
       break;
     }
   }
+  if (commit_index_ == before || role_ != MemberRole::leader) return;
+  if (!deferred_read_requests_.empty()) {
+    // The first commit of this term: the ReadIndex requests that waited for it get today's
+    // commit index, confirmed by one heartbeat round.
+    for (const auto& [from, round] : deferred_read_requests_)
+      leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, round});
+    deferred_read_requests_.clear();
+    broadcast_heartbeat();
+  }
+  // The followers learn the new commit index (to apply, and answer their clients) at once.
+  for (int peer = 0; peer < cluster_.size(); ++peer)
+    if (peer != index_) maybe_send_append(peer);
 }
 
 void EtcdMember::on_timeout_now() {
@@ -459,6 +562,7 @@ void EtcdMember::retry_waiting_requests() {
       });
     }
   }
+  maybe_start_read_round();
 }
 
 void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
@@ -481,74 +585,122 @@ void EtcdMember::on_forwarded_proposal(LogEntry entry) {
   log_.push_back(std::make_shared<const LogEntry>(std::move(entry)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
-    if (peer != index_) send_append(peer);
+    if (peer != index_) maybe_send_append(peer);
   advance_commit();
 }
 
-void EtcdMember::start_read(std::uint64_t request_id) {
-  const std::uint64_t read_id = request_id;  // one ReadIndex request per pending read
+void EtcdMember::start_read(std::uint64_t request_id) { reads_waiting_.push_back(request_id); }
+
+void EtcdMember::maybe_start_read_round() {
+  if (read_round_in_flight_ || reads_waiting_.empty() || leader_ < 0) return;
+  read_round_ = std::move(reads_waiting_);
+  reads_waiting_.clear();
+  ++read_round_id_;
+  read_round_in_flight_ = true;
+  send_read_round();
+}
+
+void EtcdMember::send_read_round() {
+  const std::uint64_t round = read_round_id_;
+  cluster_.world().cancel(read_round_timer_);
+  read_round_timer_ = cluster_.world().schedule_after_local(kReadIndexRetry, pid_, [this, round] {
+    if (!read_round_in_flight_ || round != read_round_id_) return;
+    if (leader_ >= 0) {
+      send_read_round();  // the request or its answer was lost, or the leader changed
+      return;
+    }
+    // No leader to ask: the reads wait for one (retry_waiting_requests).
+    read_round_in_flight_ = false;
+    for (const std::uint64_t id : read_round_)
+      if (auto p = pending_.find(id); p != pending_.end()) p->second.in_flight = false;
+    read_round_.clear();
+  });
   if (is_leader()) {
-    on_read_index_request(index_, read_id);
+    on_read_index_request(index_, round);
   } else {
-    cluster_.send_to_member(index_, leader_, [from = index_, read_id](EtcdMember& t) {
-      t.on_read_index_request(from, read_id);
+    cluster_.send_to_member(index_, leader_, [from = index_, round](EtcdMember& t) {
+      t.on_read_index_request(from, round);
     });
   }
 }
 
-void EtcdMember::on_read_index_request(int from, std::uint64_t read_id) {
+void EtcdMember::on_read_index_request(int from, std::uint64_t round) {
   if (role_ != MemberRole::leader) {
-    cluster_.send_to_member(index_, from, [read_id](EtcdMember& t) {
-      t.on_read_index_reply(read_id, std::nullopt);
+    cluster_.send_to_member(index_, from, [round](EtcdMember& t) {
+      t.on_read_index_reply(round, std::nullopt);
     });
+    return;
+  }
+  if (log_term(commit_index_) != term_) {
+    deferred_read_requests_.emplace_back(from, round);  // answered by advance_commit()
     return;
   }
   // The read may use the current commit index once a quorum confirms this member still leads:
   // a heartbeat round sent after now must be acknowledged by a majority.
-  leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, read_id});
-  broadcast_append();
+  leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, round});
+  broadcast_heartbeat();
 }
 
 void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
   if (role_ != MemberRole::leader) return;
   std::uint64_t& acked = acked_seq_[static_cast<std::size_t>(from)];
   acked = std::max(acked, acked_seq);
+  if (leader_reads_.empty()) return;
+  std::vector<LeaderRead> confirmed;
   std::vector<LeaderRead> still_waiting;
   for (const auto& r : leader_reads_) {
     int acks = 0;
     for (const std::uint64_t seq : acked_seq_)
       if (seq >= r.seq) ++acks;
-    if (acks >= quorum()) {
-      const std::uint64_t index = r.commit_index;
-      cluster_.send_to_member(index_, r.from, [read_id = r.read_id, index](EtcdMember& t) {
-        t.on_read_index_reply(read_id, index);
-      });
-    } else {
-      still_waiting.push_back(r);
-    }
+    (acks >= quorum() ? confirmed : still_waiting).push_back(r);
   }
   leader_reads_ = std::move(still_waiting);
+  // Answered after leader_reads_ is settled: answering this member's own round may start its
+  // next one, which adds to leader_reads_.
+  for (const auto& r : confirmed) {
+    if (r.from == index_) {
+      on_read_index_reply(r.read_id, r.commit_index);
+    } else {
+      cluster_.send_to_member(index_, r.from, [round = r.read_id, index = r.commit_index](EtcdMember& t) {
+        t.on_read_index_reply(round, index);
+      });
+    }
+  }
 }
 
-void EtcdMember::on_read_index_reply(std::uint64_t read_id, std::optional<std::uint64_t> index) {
-  auto p = pending_.find(read_id);
-  if (p == pending_.end()) return;
-  if (!index) {
-    // Asked a former leader: retried when this member hears from a leader again.
-    p->second.in_flight = false;
-    return;
+void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index) {
+  if (!read_round_in_flight_ || round != read_round_id_) return;  // an earlier round's answer
+  read_round_in_flight_ = false;
+  cluster_.world().cancel(read_round_timer_);
+  std::vector<std::uint64_t> reads = std::move(read_round_);
+  read_round_.clear();
+  for (const std::uint64_t id : reads) {
+    auto p = pending_.find(id);
+    if (p == pending_.end()) continue;  // failed at its deadline meanwhile
+    if (!index) {
+      // Asked a former leader: retried when this member hears from a leader again.
+      p->second.in_flight = false;
+      continue;
+    }
+    p->second.read_index = *index;
+    reads_indexed_.push_back(id);
   }
-  p->second.read_index = *index;
+  if (!index) return;
   serve_ready_reads();
+  maybe_start_read_round();
 }
 
 void EtcdMember::serve_ready_reads() {
+  if (reads_indexed_.empty()) return;
   std::vector<std::uint64_t> ready;
-  for (const auto& [id, p] : pending_)
-    if (std::holds_alternative<RangeRequest>(p.request) && p.read_index &&
-        *p.read_index <= applied_index_)
-      ready.push_back(id);
-  for (auto id : ready) {
+  std::vector<std::uint64_t> still_waiting;
+  for (const std::uint64_t id : reads_indexed_) {
+    const auto p = pending_.find(id);
+    if (p == pending_.end()) continue;
+    (*p->second.read_index <= applied_index_ ? ready : still_waiting).push_back(id);
+  }
+  reads_indexed_ = std::move(still_waiting);
+  for (const std::uint64_t id : ready) {
     auto x = store_.range(std::get<RangeRequest>(pending_[id].request));
     if (!x) {
       finish_request(id, x.error());

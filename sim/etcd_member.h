@@ -6,9 +6,18 @@
 //     majority has it, and every member applies committed entries in order to its own
 //     EtcdStore. The member the client talks to replies when it applies the entry, so a
 //     write can be applied while its reply is lost.
-//   - Linearizable reads use ReadIndex: the leader confirms it still leads a quorum, and the
-//     member answers once it has applied up to the leader's commit index. Serializable reads
-//     answer at once from the member's own, possibly stale, store.
+//   - Replication follows Raft's flow control: the leader probes a follower one append at a
+//     time until it finds where their logs agree, then replicates with at most one append in
+//     flight; entries proposed meanwhile go together in the next one (etcd batches the
+//     proposals that arrive while a Ready is being persisted in the same way). A new commit
+//     index reaches idle followers at once in an empty append; heartbeats carry it too.
+//   - Linearizable reads use ReadIndex: the leader confirms it still leads a quorum (a
+//     heartbeat round sent after the request), and the member answers once it has applied up
+//     to the leader's commit index. As in etcd's linearizable read loop, a member has one
+//     ReadIndex round in flight: reads arriving meanwhile share the next round, and a round
+//     with no answer is asked again after 500 ms. A new leader answers ReadIndex only once it
+//     has committed an entry of its term. Serializable reads answer at once from the
+//     member's own, possibly stale, store.
 //   - Elections run on each member's own monotonic clock (randomised election timeout,
 //     heartbeats, check-quorum: a leader that cannot hear a majority steps down; a member
 //     that hears a live leader ignores vote requests).
@@ -25,6 +34,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kv/rng.h"
@@ -94,18 +104,35 @@ class EtcdMember {
     bool success;
     std::uint64_t match_index;    // on success: the last index matching the leader's log
     std::uint64_t rejected_prev;  // on failure: the prev_index that did not match
+    std::uint64_t last_index;     // on failure: the follower's last index (where to probe)
+    std::uint64_t heartbeat_seq;
+  };
+  // A heartbeat carries no entries, so it needs no log check: its commit index is one the
+  // follower's log is known to match (the leader's commit, capped at the follower's match).
+  struct Heartbeat {
+    std::uint64_t term;
+    int leader;
+    std::uint64_t commit;
+    std::uint64_t heartbeat_seq;
+  };
+  struct HeartbeatReply {
+    std::uint64_t term;
+    int from;
     std::uint64_t heartbeat_seq;
   };
   void on_vote_request(const VoteRequest& m);
   void on_vote_reply(const VoteReply& m);
   void on_append(const Append& m);
   void on_append_reply(const AppendReply& m);
+  void on_heartbeat(const Heartbeat& m);
+  void on_heartbeat_reply(const HeartbeatReply& m);
   void on_timeout_now();
   // A follower's proposal forwarded to this (leader) member.
   void on_forwarded_proposal(LogEntry entry);
-  // ReadIndex: a member asks the leader for a commit index it may read at.
-  void on_read_index_request(int from, std::uint64_t read_id);
-  void on_read_index_reply(std::uint64_t read_id, std::optional<std::uint64_t> index);
+  // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
+  // asking member's read round).
+  void on_read_index_request(int from, std::uint64_t round);
+  void on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index);
   // Keep-alive and time-to-live, forwarded to the leader.
   void on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request);
   void on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response);
@@ -135,8 +162,15 @@ class EtcdMember {
   void reset_election_timer();
   void schedule_heartbeat();
   void schedule_lease_scan();
-  void broadcast_append();
+  void broadcast_heartbeat();
+  // Sends `peer` what it lacks (new entries or a newer commit index) if flow control allows:
+  // the peer is replicating and has no append unacknowledged.
+  void maybe_send_append(int peer);
+  // Sends the entries from the peer's next index; a replicating peer's next index moves past
+  // them at once (Raft's optimistic update).
   void send_append(int peer);
+  // A follower stopped matching or an append went missing: probe from `next_index`.
+  void start_probe(int peer, std::uint64_t next_index);
   std::uint64_t last_log_index() const { return log_.size(); }
   std::uint64_t log_term(std::uint64_t index) const {
     return index == 0 ? 0 : log_[index - 1]->term;
@@ -149,6 +183,9 @@ class EtcdMember {
   // Serving.
   void propose(LogOp op, std::uint64_t request_id);
   void start_read(std::uint64_t request_id);
+  // Sends the waiting reads' ReadIndex round, unless one is in flight or no leader is known.
+  void maybe_start_read_round();
+  void send_read_round();
   void serve_ready_reads();
   void retry_waiting_requests();
   void fail_expired_requests();
@@ -192,6 +229,11 @@ class EtcdMember {
   std::vector<std::uint64_t> next_index_;
   std::vector<std::uint64_t> match_index_;
   std::vector<Duration> last_ack_local_;  // leader: when each peer last answered
+  // Raft's progress state: a probing peer gets one append at a time, sent on a reply; a
+  // replicating one has its next index moved past what was sent.
+  std::vector<char> probing_;
+  std::vector<std::uint64_t> commit_sent_;       // the commit index last sent to each peer
+  std::vector<Duration> append_sent_local_;      // when the last append with entries went
   std::uint64_t heartbeat_seq_ = 0;
   std::vector<std::uint64_t> acked_seq_;
   // ReadIndex requests at the leader: seq that must be acked by a quorum -> waiting reads.
@@ -202,7 +244,20 @@ class EtcdMember {
     std::uint64_t read_id;
   };
   std::vector<LeaderRead> leader_reads_;
+  // ReadIndex requests that came before this leader committed an entry of its term: its
+  // commit index may still lag what earlier leaders committed. (from, round)
+  std::vector<std::pair<int, std::uint64_t>> deferred_read_requests_;
   std::set<LeaseId> revoking_;
+
+  // This member's ReadIndex rounds (any role): reads waiting for the next round, the reads of
+  // the round in flight, its id, and the timer that asks again if no answer comes.
+  std::vector<std::uint64_t> reads_waiting_;
+  std::vector<std::uint64_t> read_round_;
+  std::uint64_t read_round_id_ = 0;
+  bool read_round_in_flight_ = false;
+  World::EventId read_round_timer_;
+  // Reads that know their read index and wait to be applied up to it.
+  std::vector<std::uint64_t> reads_indexed_;
 
   std::uint64_t next_request_id_ = 1;
   std::map<std::uint64_t, PendingRequest> pending_;       // by request id
