@@ -239,6 +239,7 @@ void EtcdMember::send_append(int peer) {
                                             log_.begin() + static_cast<std::ptrdiff_t>(last));
   m.leader_commit = commit_index_;
   m.heartbeat_seq = heartbeat_seq_;
+  m.needs_ack = probing_[p] || !m.entries.empty();
   commit_sent_[p] = std::max(commit_sent_[p], commit_index_);
   append_sent_local_[p] = cluster_.world().local_monotonic(pid_);
   if (!probing_[p]) next_index_[p] = std::max(next_index_[p], last + 1);
@@ -310,6 +311,7 @@ void EtcdMember::on_append(const Append& m) {
       apply_committed();
     }
   }
+  if (success && !m.needs_ack) return;
   AppendReply reply{term_,  index_, success, match, success ? 0 : m.prev_index, last_log_index(),
                     m.heartbeat_seq};
   cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });

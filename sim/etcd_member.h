@@ -97,6 +97,9 @@ class EtcdMember {
     std::vector<SharedLogEntry> entries;
     std::uint64_t leader_commit;
     std::uint64_t heartbeat_seq;
+    // False for an empty append to a replicating follower, which only carries a commit index:
+    // accepting it tells the leader nothing, so the follower does not answer it.
+    bool needs_ack;
   };
   struct AppendReply {
     std::uint64_t term;
