@@ -279,18 +279,36 @@ void EtcdMember::on_vote_reply(const VoteReply& m) {
   if (static_cast<int>(votes_.size()) >= quorum()) become_leader();
 }
 
+void EtcdMember::follow(std::uint64_t term, int leader) {
+  if (term > term_ || role_ != MemberRole::follower || leader_ != leader) {
+    become_follower(term, leader);
+  } else {
+    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
+    reset_election_timer();
+  }
+}
+
+void EtcdMember::commit_to(std::uint64_t index) {
+  if (index <= commit_index_) return;
+  commit_index_ = index;
+  apply_committed();
+}
+
+bool EtcdMember::leads_term_of_reply(std::uint64_t reply_term) {
+  if (reply_term > term_) {
+    become_follower(reply_term, -1);
+    return false;
+  }
+  return role_ == MemberRole::leader && reply_term == term_;
+}
+
 void EtcdMember::on_append(const Append& m) {
   if (m.term < term_) {
     AppendReply reply{term_, index_, false, 0, m.prev_index, last_log_index(), m.heartbeat_seq};
     cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
     return;
   }
-  if (m.term > term_ || role_ != MemberRole::follower || leader_ != m.leader) {
-    become_follower(m.term, m.leader);
-  } else {
-    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
-    reset_election_timer();
-  }
+  follow(m.term, m.leader);
   bool success = m.prev_index <= last_log_index() && log_term(m.prev_index) == m.prev_term;
   std::uint64_t match = 0;
   if (success) {
@@ -305,11 +323,7 @@ void EtcdMember::on_append(const Append& m) {
       log_.push_back(e);
     }
     match = m.prev_index + m.entries.size();
-    const std::uint64_t new_commit = std::min(m.leader_commit, match);
-    if (new_commit > commit_index_) {
-      commit_index_ = new_commit;
-      apply_committed();
-    }
+    commit_to(std::min(m.leader_commit, match));
   }
   if (success && !m.needs_ack) return;
   AppendReply reply{term_,  index_, success, match, success ? 0 : m.prev_index, last_log_index(),
@@ -318,11 +332,7 @@ void EtcdMember::on_append(const Append& m) {
 }
 
 void EtcdMember::on_append_reply(const AppendReply& m) {
-  if (m.term > term_) {
-    become_follower(m.term, -1);
-    return;
-  }
-  if (role_ != MemberRole::leader || m.term != term_) return;
+  if (!leads_term_of_reply(m.term)) return;
   const auto from = static_cast<std::size_t>(m.from);
   last_ack_local_[from] = cluster_.world().local_monotonic(pid_);
   // Duplicated or reordered replies must not multiply the traffic: a success only sends what
@@ -351,17 +361,8 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
 
 void EtcdMember::on_heartbeat(const Heartbeat& m) {
   if (m.term >= term_) {
-    if (m.term > term_ || role_ != MemberRole::follower || leader_ != m.leader) {
-      become_follower(m.term, m.leader);
-    } else {
-      last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
-      reset_election_timer();
-    }
-    const std::uint64_t commit = std::min(m.commit, last_log_index());
-    if (commit > commit_index_) {
-      commit_index_ = commit;
-      apply_committed();
-    }
+    follow(m.term, m.leader);
+    commit_to(std::min(m.commit, last_log_index()));
   }
   // A stale leader learns the newer term from the reply.
   const HeartbeatReply reply{term_, index_, m.heartbeat_seq};
@@ -369,11 +370,7 @@ void EtcdMember::on_heartbeat(const Heartbeat& m) {
 }
 
 void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
-  if (m.term > term_) {
-    become_follower(m.term, -1);
-    return;
-  }
-  if (role_ != MemberRole::leader || m.term != term_) return;
+  if (!leads_term_of_reply(m.term)) return;
   const auto from = static_cast<std::size_t>(m.from);
   const Duration now_local = cluster_.world().local_monotonic(pid_);
   last_ack_local_[from] = now_local;

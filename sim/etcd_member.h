@@ -162,6 +162,14 @@ class EtcdMember {
   void become_follower(std::uint64_t term, int leader);
   void become_candidate(bool forced);
   void become_leader();
+  // A message from the leader of `term` (not older than ours): follow it, and count it as
+  // hearing from a live leader.
+  void follow(std::uint64_t term, int leader);
+  // A follower learned that entries up to `index` (which its log holds) are committed.
+  void commit_to(std::uint64_t index);
+  // A reply to this leader's message: steps down if the reply carries a newer term; true when
+  // this member still leads the reply's term, so the reply counts.
+  bool leads_term_of_reply(std::uint64_t reply_term);
   void reset_election_timer();
   void schedule_heartbeat();
   void schedule_lease_scan();
