@@ -76,7 +76,6 @@ void EtcdMember::on_crash() {
   reads_waiting_.clear();
   read_round_.clear();
   reads_indexed_.clear();
-  read_round_in_flight_ = false;
   cluster_.world().cancel(read_round_timer_);
   pending_.clear();
   watchers_.clear();
@@ -234,9 +233,11 @@ void EtcdMember::send_append(int peer) {
   const std::uint64_t next = std::max<std::uint64_t>(1, next_index_[p]);
   m.prev_index = next - 1;
   m.prev_term = log_term(m.prev_index);
-  const std::uint64_t last = std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
-  if (last > m.prev_index) m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index),
-                                            log_.begin() + static_cast<std::ptrdiff_t>(last));
+  const std::uint64_t last =
+      std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
+  if (last > m.prev_index)
+    m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index),
+                     log_.begin() + static_cast<std::ptrdiff_t>(last));
   m.leader_commit = commit_index_;
   m.heartbeat_seq = heartbeat_seq_;
   m.needs_ack = probing_[p] || !m.entries.empty();
@@ -326,7 +327,7 @@ void EtcdMember::on_append(const Append& m) {
     commit_to(std::min(m.leader_commit, match));
   }
   if (success && !m.needs_ack) return;
-  AppendReply reply{term_,  index_, success, match, success ? 0 : m.prev_index, last_log_index(),
+  AppendReply reply{term_, index_, success, match, success ? 0 : m.prev_index, last_log_index(),
                     m.heartbeat_seq};
   cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
 }
@@ -366,7 +367,8 @@ void EtcdMember::on_heartbeat(const Heartbeat& m) {
   }
   // A stale leader learns the newer term from the reply.
   const HeartbeatReply reply{term_, index_, m.heartbeat_seq};
-  cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_heartbeat_reply(reply); });
+  cluster_.send_to_member(index_, m.leader,
+                          [reply](EtcdMember& t) { t.on_heartbeat_reply(reply); });
 }
 
 void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
@@ -591,11 +593,10 @@ void EtcdMember::on_forwarded_proposal(LogEntry entry) {
 void EtcdMember::start_read(std::uint64_t request_id) { reads_waiting_.push_back(request_id); }
 
 void EtcdMember::maybe_start_read_round() {
-  if (read_round_in_flight_ || reads_waiting_.empty() || leader_ < 0) return;
+  if (!read_round_.empty() || reads_waiting_.empty() || leader_ < 0) return;
   read_round_ = std::move(reads_waiting_);
   reads_waiting_.clear();
   ++read_round_id_;
-  read_round_in_flight_ = true;
   send_read_round();
 }
 
@@ -603,13 +604,12 @@ void EtcdMember::send_read_round() {
   const std::uint64_t round = read_round_id_;
   cluster_.world().cancel(read_round_timer_);
   read_round_timer_ = cluster_.world().schedule_after_local(kReadIndexRetry, pid_, [this, round] {
-    if (!read_round_in_flight_ || round != read_round_id_) return;
+    if (read_round_.empty() || round != read_round_id_) return;
     if (leader_ >= 0) {
       send_read_round();  // the request or its answer was lost, or the leader changed
       return;
     }
     // No leader to ask: the reads wait for one (retry_waiting_requests).
-    read_round_in_flight_ = false;
     for (const std::uint64_t id : read_round_)
       if (auto p = pending_.find(id); p != pending_.end()) p->second.in_flight = false;
     read_round_.clear();
@@ -644,32 +644,33 @@ void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
   if (role_ != MemberRole::leader) return;
   std::uint64_t& acked = acked_seq_[static_cast<std::size_t>(from)];
   acked = std::max(acked, acked_seq);
-  if (leader_reads_.empty()) return;
-  std::vector<LeaderRead> confirmed;
-  std::vector<LeaderRead> still_waiting;
-  for (const auto& r : leader_reads_) {
-    int acks = 0;
-    for (const std::uint64_t seq : acked_seq_)
-      if (seq >= r.seq) ++acks;
-    (acks >= quorum() ? confirmed : still_waiting).push_back(r);
-  }
-  leader_reads_ = std::move(still_waiting);
+  // leader_reads_ is in heartbeat round order (each is queued for the round about to be
+  // sent), so the confirmed reads are a prefix of it.
+  const auto confirmed_end =
+      std::find_if(leader_reads_.begin(), leader_reads_.end(), [this](const LeaderRead& r) {
+        int acks = 0;
+        for (const std::uint64_t seq : acked_seq_)
+          if (seq >= r.seq) ++acks;
+        return acks < quorum();
+      });
+  if (confirmed_end == leader_reads_.begin()) return;
   // Answered after leader_reads_ is settled: answering this member's own round may start its
   // next one, which adds to leader_reads_.
+  const std::vector<LeaderRead> confirmed(leader_reads_.begin(), confirmed_end);
+  leader_reads_.erase(leader_reads_.begin(), confirmed_end);
   for (const auto& r : confirmed) {
     if (r.from == index_) {
-      on_read_index_reply(r.read_id, r.commit_index);
-    } else {
-      cluster_.send_to_member(index_, r.from, [round = r.read_id, index = r.commit_index](EtcdMember& t) {
-        t.on_read_index_reply(round, index);
-      });
+      on_read_index_reply(r.round, r.commit_index);
+      continue;
     }
+    const std::uint64_t round = r.round, index = r.commit_index;
+    cluster_.send_to_member(index_, r.from,
+                            [round, index](EtcdMember& t) { t.on_read_index_reply(round, index); });
   }
 }
 
 void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index) {
-  if (!read_round_in_flight_ || round != read_round_id_) return;  // an earlier round's answer
-  read_round_in_flight_ = false;
+  if (read_round_.empty() || round != read_round_id_) return;  // an earlier round's answer
   cluster_.world().cancel(read_round_timer_);
   std::vector<std::uint64_t> reads = std::move(read_round_);
   read_round_.clear();
@@ -690,7 +691,13 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
 }
 
 void EtcdMember::serve_ready_reads() {
-  if (reads_indexed_.empty()) return;
+  // Called after every apply: most calls find nothing ready and must cost nothing.
+  const bool any_ready =
+      std::any_of(reads_indexed_.begin(), reads_indexed_.end(), [this](std::uint64_t id) {
+        const auto p = pending_.find(id);
+        return p != pending_.end() && *p->second.read_index <= applied_index_;
+      });
+  if (!any_ready) return;
   std::vector<std::uint64_t> ready;
   std::vector<std::uint64_t> still_waiting;
   for (const std::uint64_t id : reads_indexed_) {

@@ -244,15 +244,16 @@ class EtcdMember {
   // replicating one has its next index moved past what was sent.
   std::vector<char> probing_;
   std::vector<std::uint64_t> commit_sent_;       // the commit index last sent to each peer
-  std::vector<Duration> append_sent_local_;      // when the last append with entries went
+  std::vector<Duration> append_sent_local_;      // when the last append to each peer went
   std::uint64_t heartbeat_seq_ = 0;
   std::vector<std::uint64_t> acked_seq_;
-  // ReadIndex requests at the leader: seq that must be acked by a quorum -> waiting reads.
+  // ReadIndex requests at the leader, in heartbeat round order: each answers `from`'s
+  // `round` with `commit_index` once a quorum has acknowledged heartbeat round `seq`.
   struct LeaderRead {
     std::uint64_t seq;
     std::uint64_t commit_index;
     int from;
-    std::uint64_t read_id;
+    std::uint64_t round;
   };
   std::vector<LeaderRead> leader_reads_;
   // ReadIndex requests that came before this leader committed an entry of its term: its
@@ -263,9 +264,9 @@ class EtcdMember {
   // This member's ReadIndex rounds (any role): reads waiting for the next round, the reads of
   // the round in flight, its id, and the timer that asks again if no answer comes.
   std::vector<std::uint64_t> reads_waiting_;
+  // A round is in flight exactly when read_round_ is not empty.
   std::vector<std::uint64_t> read_round_;
   std::uint64_t read_round_id_ = 0;
-  bool read_round_in_flight_ = false;
   World::EventId read_round_timer_;
   // Reads that know their read index and wait to be applied up to it.
   std::vector<std::uint64_t> reads_indexed_;
