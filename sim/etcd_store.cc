@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <tuple>
@@ -221,9 +222,10 @@ class EtcdStore::WriteTxn {
   Revision read_revision() const { return change_count_ > 0 ? begin_ + 1 : begin_; }
   Revision write_revision() const { return begin_ + 1; }
 
-  void put(const std::string& key, const std::string& value, LeaseId lease) {
+  // `entry` is the key's history, found (or created) by the caller.
+  void put(History::iterator entry, const std::string& value, LeaseId lease) {
     const Revision rev = write_revision();
-    const auto entry = store_.history_.try_emplace(key).first;
+    const std::string& key = entry->first;
     const std::vector<KeyChange>& changes = entry->second;
     KeyValue kv;
     kv.key = key;
@@ -232,13 +234,16 @@ class EtcdStore::WriteTxn {
     kv.mod_revision = rev;
     kv.create_revision = rev;
     kv.version = 1;
+    LeaseId previous_lease = 0;
     if (!changes.empty() && !changes.back().tombstone) {
       const KeyValue& current = changes.back().kv;
       kv.create_revision = current.create_revision;
       kv.version = current.version + 1;
-      detach(current.lease, key);
+      previous_lease = current.lease;
     }
-    if (lease != 0) {
+    // The common overwrite under the same lease leaves the lease's keys as they are.
+    if (previous_lease != lease) detach(previous_lease, key);
+    if (lease != 0 && previous_lease != lease) {
       auto it = store_.leases_.find(lease);
       assert(it != store_.leases_.end() && "lease existence is checked before applying");
       if (it != store_.leases_.end()) {
@@ -289,7 +294,8 @@ class EtcdStore::WriteTxn {
   Revision end() {
     if (change_count_ > 0) store_.current_revision_ = begin_ + 1;
     if (events_out_ != nullptr) {
-      events_out_->insert(events_out_->end(), events_.begin(), events_.end());
+      events_out_->insert(events_out_->end(), std::make_move_iterator(events_.begin()),
+                          std::make_move_iterator(events_.end()));
     }
     return store_.current_revision_;
   }
@@ -307,18 +313,21 @@ class EtcdStore::WriteTxn {
 
   // `entry` is the key's history (created by the caller when the key is new).
   void record(History::iterator entry, KeyChange change, EventType type) {
+    std::vector<KeyChange>& changes = entry->second;
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
       Event event;
       event.type = type;
       event.kv = change.kv;
       // prev_kv is the key at revision - 1, as etcd's watch server reads it.
-      if (const KeyValue* prev = store_.live_at(entry->first, begin_))
-        event.prev_kv.push_back(*prev);
+      if (const KeyValue* prev = live_in(changes, begin_)) event.prev_kv.push_back(*prev);
       events_.push_back(std::move(event));
     }
     store_.latest_change_revision_ = std::max(store_.latest_change_revision_, change.main);
-    entry->second.push_back(std::move(change));
-    store_.index_liveness(*entry);
+    const bool was_live = !changes.empty() && !changes.back().tombstone;
+    const bool is_live = !change.tombstone;
+    changes.push_back(std::move(change));
+    // Why the check: most writes overwrite a live key, which stays in the live index as it is.
+    if (was_live != is_live) store_.index_liveness(*entry);
     touched_keys_.push_back(&entry->first);
     ++change_count_;
   }
@@ -364,8 +373,10 @@ void EtcdStore::index_liveness(const HistoryEntry& entry) {
 
 const KeyValue* EtcdStore::live_at(const std::string& key, Revision rev) const {
   auto it = history_.find(key);
-  if (it == history_.end()) return nullptr;
-  const auto& changes = it->second;
+  return it == history_.end() ? nullptr : live_in(it->second, rev);
+}
+
+const KeyValue* EtcdStore::live_in(const std::vector<KeyChange>& changes, Revision rev) {
   // Most reads are of the latest revision: no search then.
   if (!changes.empty() && changes.back().main <= rev)
     return changes.back().tombstone ? nullptr : &changes.back().kv;
@@ -475,8 +486,12 @@ std::optional<Error> EtcdStore::check_put_preconditions(const PutRequest& req) c
 
 Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   PutResponse resp;
+  // One search of the history for the read and the write (a lower bound, so that a new key
+  // is inserted at the place found).
+  auto entry = history_.lower_bound(req.key);
+  const bool known = entry != history_.end() && entry->first == req.key;
   // Points into the key's history; read before txn.put appends to it.
-  const KeyValue* prev = live_at(req.key, txn.read_revision());
+  const KeyValue* prev = known ? live_in(entry->second, txn.read_revision()) : nullptr;
   if ((req.ignore_value || req.ignore_lease) && !prev) {
     // The flags were checked against the state before the txn, but an earlier delete in the
     // same txn can still remove the key: a delete with range_end "\0" escapes the duplicate-key
@@ -489,7 +504,8 @@ Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   if (req.prev_kv && prev) resp.prev_kv.push_back(*prev);
   const std::string& value = req.ignore_value ? prev->value : req.value;
   const LeaseId lease = req.ignore_lease ? prev->lease : req.lease;
-  txn.put(req.key, value, lease);
+  if (!known) entry = history_.emplace_hint(entry, req.key, std::vector<KeyChange>{});
+  txn.put(entry, value, lease);
   resp.header.revision = txn.write_revision();
   return resp;
 }

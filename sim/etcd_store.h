@@ -157,6 +157,8 @@ class EtcdStore {
   class WriteTxn;  // one write transaction being applied
 
   const KeyValue* live_at(const std::string& key, Revision rev) const;
+  // The value of a key with these changes at `rev`, or null when it was not live then.
+  static const KeyValue* live_in(const std::vector<KeyChange>& changes, Revision rev);
   std::vector<KeyValue> live_in_range(const std::string& key, const std::string& range_end,
                                       Revision rev) const;
   Result<RangeResponse> range_at(const RangeRequest& req, Revision current) const;
