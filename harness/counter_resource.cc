@@ -24,8 +24,12 @@ CounterResource::Reply CounterResource::serve(bool is_write, std::int64_t, std::
 nlohmann::json CounterResource::truth_args(const std::string& client, bool is_write,
                                            std::int64_t base, std::int64_t value,
                                            std::int64_t token, const Reply& reply) const {
-  nlohmann::json args = {
-      {"client", client}, {"token", token}, {"accepted", reply.accepted}, {"fenced", fenced_}};
+  // Assigned member by member: a braced list builds and converts a json array per member.
+  nlohmann::json args;
+  args["client"] = client;
+  args["token"] = token;
+  args["accepted"] = reply.accepted;
+  args["fenced"] = fenced_;
   if (is_write) {
     args["base"] = base;
     args["value"] = value;

@@ -17,13 +17,13 @@ void HistoryRecorder::complete_open(const std::string& process, const std::strin
 }
 
 void HistoryRecorder::on_fault(TrueTime, const std::string& process, const std::string& op,
-                               const nlohmann::json& args) {
-  writer_.record(now_ns(), process, EventKind::fault, op, args);
+                               nlohmann::json args) {
+  writer_.record(now_ns(), process, EventKind::fault, op, std::move(args));
 }
 
 void HistoryRecorder::on_truth(TrueTime, const std::string& process, const std::string& op,
-                               const nlohmann::json& args) {
-  writer_.record(now_ns(), process, EventKind::truth, op, args);
+                               nlohmann::json args) {
+  writer_.record(now_ns(), process, EventKind::truth, op, std::move(args));
 }
 
 void HistoryRecorder::on_trace(TrueTime, const std::string& process, Duration local_monotonic,

@@ -29,9 +29,9 @@ class HistoryRecorder : public sim::WorldObserver, public OperationLog {
   bool has_open(const std::string& process) const { return writer_.has_open(process); }
 
   void on_fault(TrueTime now, const std::string& process, const std::string& op,
-                const nlohmann::json& args) override;
+                nlohmann::json args) override;
   void on_truth(TrueTime now, const std::string& process, const std::string& op,
-                const nlohmann::json& args) override;
+                nlohmann::json args) override;
   void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
                 const std::string& message) override;
 

@@ -48,9 +48,9 @@ void HistoryWriter::complete_open(std::int64_t true_ns, const std::string& proce
 }
 
 void HistoryWriter::record(std::int64_t true_ns, const std::string& process, EventKind kind,
-                           const std::string& op, const nlohmann::json& args) {
+                           const std::string& op, nlohmann::json args) {
   HistoryEvent& e = append(true_ns, process, kind, op);
-  if (!args.is_null()) e.args = args;
+  if (!args.is_null()) e.args = std::move(args);
 }
 
 void HistoryWriter::trace(std::int64_t true_ns, const std::string& process,

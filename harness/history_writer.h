@@ -29,7 +29,7 @@ class HistoryWriter {
 
   // fault and truth events (args may be null: none).
   void record(std::int64_t true_ns, const std::string& process, EventKind kind,
-              const std::string& op, const nlohmann::json& args);
+              const std::string& op, nlohmann::json args);
   void trace(std::int64_t true_ns, const std::string& process, Duration local_monotonic,
              const std::string& message);
 

@@ -41,12 +41,12 @@ Task<Result<LockGrant>> recorded_acquire(NodeContext* ctx, Lock* lock, Operation
   if (!grant.ok()) {
     log->complete(me, completion_kind(grant.error()), error_json(grant.error()), local);
   } else {
-    log->complete(me, EventKind::ok,
-                  {{"token", grant.value().fencing_token},
-                   {"key", escape_bytes(grant.value().key)},
-                   {"key_revision", grant.value().key_revision},
-                   {"lease", grant.value().lease}},
-                  local);
+    nlohmann::json result;  // member by member: cheaper than a braced list
+    result["token"] = grant.value().fencing_token;
+    result["key"] = escape_bytes(grant.value().key);
+    result["key_revision"] = grant.value().key_revision;
+    result["lease"] = grant.value().lease;
+    log->complete(me, EventKind::ok, std::move(result), local);
   }
   co_return grant;
 }

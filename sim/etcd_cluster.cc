@@ -1,6 +1,7 @@
 #include "sim/etcd_cluster.h"
 
 #include <cassert>
+#include <utility>
 
 namespace lockstep::sim {
 
@@ -102,15 +103,18 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
   max_reported_index_ = index;
   if (!world_.observer()) return;  // nobody records: skip building the truth events
   for (const auto& e : events) {
-    nlohmann::json args = {{"key", escape_bytes(e.kv.key)},
-                           {"revision", e.kv.mod_revision}};
+    // Assigned member by member: a braced list builds and converts a json array per member.
+    nlohmann::json args;
+    args["key"] = escape_bytes(e.kv.key);
+    args["revision"] = e.kv.mod_revision;
     if (e.type == EventType::put) {
       args["create_revision"] = e.kv.create_revision;
       args["lease"] = e.kv.lease;
       args["value"] = escape_bytes(e.kv.value);
     }
     if (entry.from_lease_expiry) args["lease_expired"] = true;
-    world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete", args);
+    world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete",
+                        std::move(args));
   }
   if (!result.ok()) return;
   if (const auto* granted = std::get_if<LeaseGrantResponse>(&result.value())) {

@@ -240,12 +240,12 @@ void World::run_until(TrueTime until) {
 }
 
 void World::record_fault(const std::string& process, const std::string& op,
-                         const nlohmann::json& args) {
-  if (observer_) observer_->on_fault(now_, process, op, args);
+                         nlohmann::json args) {
+  if (observer_) observer_->on_fault(now_, process, op, std::move(args));
 }
 void World::record_truth(const std::string& process, const std::string& op,
-                         const nlohmann::json& args) {
-  if (observer_) observer_->on_truth(now_, process, op, args);
+                         nlohmann::json args) {
+  if (observer_) observer_->on_truth(now_, process, op, std::move(args));
 }
 
 }  // namespace lockstep::sim

@@ -50,10 +50,10 @@ class WorldObserver {
   virtual ~WorldObserver() = default;
   // A fault started or ended, or a process changed state (pause, crash, restart).
   virtual void on_fault(TrueTime now, const std::string& process, const std::string& op,
-                        const nlohmann::json& args) = 0;
+                        nlohmann::json args) = 0;
   // A fact about the truth of the system no client saw (a key created in the store...).
   virtual void on_truth(TrueTime now, const std::string& process, const std::string& op,
-                        const nlohmann::json& args) = 0;
+                        nlohmann::json args) = 0;
   // A free-form line from a process (NodeContext::trace).
   virtual void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
                         const std::string& message) = 0;
@@ -120,8 +120,9 @@ class World {
   // ---- observation ----
   void set_observer(WorldObserver* observer) { observer_ = observer; }
   WorldObserver* observer() const { return observer_; }
-  void record_fault(const std::string& process, const std::string& op, const nlohmann::json& args);
-  void record_truth(const std::string& process, const std::string& op, const nlohmann::json& args);
+  // `args` by value: the history keeps it (callers hand over a temporary, which is moved).
+  void record_fault(const std::string& process, const std::string& op, nlohmann::json args);
+  void record_truth(const std::string& process, const std::string& op, nlohmann::json args);
 
  private:
   // The queue is a binary heap of small keys (a 4-ary one measured slower: the queue is
