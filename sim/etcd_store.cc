@@ -390,9 +390,19 @@ const KeyValue* EtcdStore::live_in(const std::vector<KeyChange>& changes, Revisi
 std::vector<KeyValue> EtcdStore::live_in_range(const std::string& key,
                                                const std::string& range_end,
                                                Revision rev) const {
+  const std::vector<const KeyValue*> refs = live_refs_in_range(key, range_end, rev);
   std::vector<KeyValue> kvs;
+  kvs.reserve(refs.size());
+  for (const KeyValue* kv : refs) kvs.push_back(*kv);
+  return kvs;
+}
+
+std::vector<const KeyValue*> EtcdStore::live_refs_in_range(const std::string& key,
+                                                           const std::string& range_end,
+                                                           Revision rev) const {
+  std::vector<const KeyValue*> kvs;
   if (range_end.empty()) {
-    if (const KeyValue* kv = live_at(key, rev)) kvs.push_back(*kv);
+    if (const KeyValue* kv = live_at(key, rev)) kvs.push_back(kv);
     return kvs;
   }
   const bool unbounded = is_gte_range(range_end);
@@ -401,13 +411,13 @@ std::vector<KeyValue> EtcdStore::live_in_range(const std::string& key,
       const HistoryEntry& entry = **it;
       if (!unbounded && entry.first >= range_end) break;
       assert(!entry.second.empty() && !entry.second.back().tombstone);
-      kvs.push_back(entry.second.back().kv);
+      kvs.push_back(&entry.second.back().kv);
     }
     return kvs;
   }
   for (auto it = history_.lower_bound(key); it != history_.end(); ++it) {
     if (!unbounded && it->first >= range_end) break;
-    if (const KeyValue* kv = live_at(it->first, rev)) kvs.push_back(*kv);
+    if (const KeyValue* kv = live_in(it->second, rev)) kvs.push_back(kv);
   }
   return kvs;
 }
@@ -420,17 +430,18 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
   if (rev <= 0) rev = current;
   if (rev < compact_main_revision_) return compacted_error();
 
-  std::vector<KeyValue> kvs = live_in_range(req.key, req.range_end, rev);
+  // Filtered, sorted and limited by reference; only what the response keeps is copied.
+  std::vector<const KeyValue*> kvs = live_refs_in_range(req.key, req.range_end, rev);
   RangeResponse resp;
   resp.header.revision = current;
   resp.count = static_cast<std::int64_t>(kvs.size());
   if (req.count_only) return resp;
 
-  std::erase_if(kvs, [&](const KeyValue& kv) {
-    return (req.max_mod_revision != 0 && kv.mod_revision > req.max_mod_revision) ||
-           (req.min_mod_revision != 0 && kv.mod_revision < req.min_mod_revision) ||
-           (req.max_create_revision != 0 && kv.create_revision > req.max_create_revision) ||
-           (req.min_create_revision != 0 && kv.create_revision < req.min_create_revision);
+  std::erase_if(kvs, [&](const KeyValue* kv) {
+    return (req.max_mod_revision != 0 && kv->mod_revision > req.max_mod_revision) ||
+           (req.min_mod_revision != 0 && kv->mod_revision < req.min_mod_revision) ||
+           (req.max_create_revision != 0 && kv->create_revision > req.max_create_revision) ||
+           (req.min_create_revision != 0 && kv->create_revision < req.min_create_revision);
   });
 
   SortOrder order = req.sort_order;
@@ -440,21 +451,24 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
   // up to 12 elements) gives etcd; beyond that etcd's tie order is unspecified.
   const SortTarget target = req.sort_target;
   if (order == SortOrder::ascend) {
-    std::stable_sort(kvs.begin(), kvs.end(),
-                     [&](const KeyValue& a, const KeyValue& b) { return kv_less(target, a, b); });
+    std::stable_sort(kvs.begin(), kvs.end(), [&](const KeyValue* a, const KeyValue* b) {
+      return kv_less(target, *a, *b);
+    });
   } else if (order == SortOrder::descend) {
-    std::stable_sort(kvs.begin(), kvs.end(),
-                     [&](const KeyValue& a, const KeyValue& b) { return kv_less(target, b, a); });
+    std::stable_sort(kvs.begin(), kvs.end(), [&](const KeyValue* a, const KeyValue* b) {
+      return kv_less(target, *b, *a);
+    });
   }
 
   if (req.limit > 0 && static_cast<std::int64_t>(kvs.size()) > req.limit) {
     kvs.resize(static_cast<std::size_t>(req.limit));
     resp.more = true;
   }
-  if (req.keys_only) {
-    for (KeyValue& kv : kvs) kv.value.clear();
+  resp.kvs.reserve(kvs.size());
+  for (const KeyValue* kv : kvs) {
+    resp.kvs.push_back(*kv);
+    if (req.keys_only) resp.kvs.back().value.clear();
   }
-  resp.kvs = std::move(kvs);
   return resp;
 }
 
@@ -540,14 +554,16 @@ Result<DeleteRangeResponse> EtcdStore::delete_range(const DeleteRangeRequest& re
 // ---- Txn ----
 
 bool EtcdStore::compare_holds(const Compare& c) const {
-  std::vector<KeyValue> kvs = live_in_range(c.key, c.range_end, current_revision_);
+  const std::vector<const KeyValue*> kvs =
+      live_refs_in_range(c.key, c.range_end, current_revision_);
   if (kvs.empty()) {
     // A missing key has no value to compare (an empty value is a real value); every other
     // target compares against the zero KeyValue.
     if (c.target == CompareTarget::value) return false;
     return compare_kv(c, KeyValue{});
   }
-  return std::all_of(kvs.begin(), kvs.end(), [&](const KeyValue& kv) { return compare_kv(c, kv); });
+  return std::all_of(kvs.begin(), kvs.end(),
+                     [&](const KeyValue* kv) { return compare_kv(c, *kv); });
 }
 
 EtcdStore::TxnPath EtcdStore::compare_to_path(const TxnRequest& req) const {

@@ -161,6 +161,10 @@ class EtcdStore {
   static const KeyValue* live_in(const std::vector<KeyChange>& changes, Revision rev);
   std::vector<KeyValue> live_in_range(const std::string& key, const std::string& range_end,
                                       Revision rev) const;
+  // The same, as pointers into the history: valid until the next write.
+  std::vector<const KeyValue*> live_refs_in_range(const std::string& key,
+                                                  const std::string& range_end,
+                                                  Revision rev) const;
   Result<RangeResponse> range_at(const RangeRequest& req, Revision current) const;
 
   bool compare_holds(const Compare& c) const;
