@@ -76,7 +76,7 @@ void EtcdCluster::register_client(ProcessId client, ReplySink sink) {
 }
 
 void EtcdCluster::deliver_reply(ProcessId client, std::uint64_t call_id,
-                                Result<ClientResponse> response) {
+                                Result<ClientResponse>&& response) {
   auto it = reply_sinks_.find(client);
   if (it != reply_sinks_.end()) it->second(call_id, std::move(response));
 }

@@ -70,9 +70,11 @@ class EtcdCluster {
   }
 
   // The client-side hook for replies: registered by each client endpoint.
-  using ReplySink = std::function<void(std::uint64_t call_id, Result<ClientResponse>)>;
+  // Replies pass by rvalue reference down to the client's slot: a response is a variant of
+  // ten types, and each move of it costs a visit.
+  using ReplySink = std::function<void(std::uint64_t call_id, Result<ClientResponse>&&)>;
   void register_client(ProcessId client, ReplySink sink);
-  void deliver_reply(ProcessId client, std::uint64_t call_id, Result<ClientResponse> response);
+  void deliver_reply(ProcessId client, std::uint64_t call_id, Result<ClientResponse>&& response);
   // A member crashed: every client stream served by it breaks (as a TCP reset would).
   using StreamBreakSink = std::function<void(int member_index)>;
   void register_stream_break(ProcessId client, StreamBreakSink sink);

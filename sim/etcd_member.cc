@@ -485,7 +485,7 @@ Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
 
 // ---------------------------------------------------------------- serving clients
 
-void EtcdMember::handle_client(ReplyRoute route, ClientRequest request) {
+void EtcdMember::handle_client(ReplyRoute route, ClientRequest&& request) {
   const std::uint64_t id = next_request_id_++;
   const TrueTime deadline = cluster_.world().now() + cluster_.config().server_request_timeout;
   if (auto* w = std::get_if<WatchCreateRequest>(&request)) {
@@ -511,10 +511,11 @@ void EtcdMember::handle_client(ReplyRoute route, ClientRequest request) {
     }
     return;
   }
-  pending_[id] = PendingRequest{route, std::move(request), deadline, false, std::nullopt,
-                                cluster_.world().schedule_at(deadline, pid_, [this] {
-                                  fail_expired_requests();
-                                })};
+  pending_.try_emplace(id, PendingRequest{route, std::move(request), deadline, false,
+                                         std::nullopt,
+                                         cluster_.world().schedule_at(deadline, pid_, [this] {
+                                           fail_expired_requests();
+                                         })});
   retry_waiting_requests();
 }
 

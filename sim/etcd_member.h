@@ -69,8 +69,9 @@ class EtcdMember {
   // Called by the world's crash hook: volatile state is lost.
   void on_crash();
 
-  // A client request arrives (runs as an event of this member).
-  void handle_client(ReplyRoute route, ClientRequest request);
+  // A client request arrives (runs as an event of this member). By rvalue reference: a request
+  // is a variant, and the network hands over the one it carried.
+  void handle_client(ReplyRoute route, ClientRequest&& request);
 
   // The `leader-change` fault: a leader steps down and hands over to `successor`, which
   // campaigns at once.

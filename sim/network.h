@@ -70,9 +70,9 @@ class Network {
   };
   Route plan_route(ProcessId from, ProcessId to);
   template <typename Fn>
-  void schedule_delivery(std::int64_t at_ns, ProcessId from, ProcessId to, Fn deliver) {
+  void schedule_delivery(std::int64_t at_ns, ProcessId from, ProcessId to, Fn&& deliver) {
     world_.schedule_at(TrueTime(Duration(at_ns)), to,
-                       [this, from, to, deliver = std::move(deliver)]() mutable {
+                       [this, from, to, deliver = std::forward<Fn>(deliver)]() mutable {
                          // A partition that started while the message was in flight loses it.
                          if (!rules_.empty() && blocked(from, to)) {
                            ++dropped_;

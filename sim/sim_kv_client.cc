@@ -81,7 +81,7 @@ SimKvClient::SimKvClient(World& world, EtcdCluster& cluster, ProcessId pid,
       pid_(pid),
       options_(options),
       member_(options.preferred_member % cluster.size()) {
-  cluster_.register_client(pid_, [this](std::uint64_t id, Result<ClientResponse> r) {
+  cluster_.register_client(pid_, [this](std::uint64_t id, Result<ClientResponse>&& r) {
     on_reply(id, std::move(r));
   });
   cluster_.register_stream_break(pid_, [this](int member) { on_member_reset(member); });
@@ -111,7 +111,7 @@ SimKvClient::Calls::iterator SimKvClient::find_call(std::uint64_t call_id) {
   return it != calls_.end() && it->first == call_id ? it : calls_.end();
 }
 
-void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse> response) {
+void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse>&& response) {
   auto it = find_call(call_id);
   if (it == calls_.end()) return;
   auto slot = it->second.slot;
@@ -121,7 +121,7 @@ void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse> respons
   fire_wake(world_, pid_, slot->wake);
 }
 
-void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse> response) {
+void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& response) {
   if (auto s = streams_.find(call_id); s != streams_.end()) {
     if (!response.ok()) {
       push_to_stream(world_, pid_, *s->second, response.error());

@@ -67,9 +67,9 @@ class SimKvClient : public KvClient {
   Task<Result<ClientResponse>> call(ClientRequest request);
   template <typename Response>
   Task<Result<Response>> typed_call(ClientRequest request);
-  void on_reply(std::uint64_t call_id, Result<ClientResponse> response);
+  void on_reply(std::uint64_t call_id, Result<ClientResponse>&& response);
   void on_member_reset(int member);
-  void complete(std::uint64_t call_id, Result<ClientResponse> response);
+  void complete(std::uint64_t call_id, Result<ClientResponse>&& response);
   void note_error(const Error& e, int member);
 
   friend class SimWatchStream;
