@@ -177,6 +177,10 @@ TEST_CASE("real run: etcd-mutex-fenced keeps the fenced resource correct when ho
   RealRunConfig c = base_config("etcd-mutex-fenced", 3, 3);
   c.backend.work_dir = fresh_work_dir("fenced");
   c.run.workload.critical_section = milliseconds(600);
+  // The faults end at 6 s; 4 s of load after them leave room for the three writes asked for
+  // below even on a loaded machine (with the default 6 s, a Debug build beside other tests
+  // sometimes applied only two).
+  c.run.workload.duration = seconds(10);
   c.run.checks = {"mutex", "resource"};
   c.run.liveness_bound = seconds(1);
   c.run.faults = {process_fault("pause", "member-0", 500, 1500),
