@@ -692,21 +692,15 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
 }
 
 void EtcdMember::serve_ready_reads() {
-  // Called after every apply: most calls find nothing ready and must cost nothing.
-  const bool any_ready =
-      std::any_of(reads_indexed_.begin(), reads_indexed_.end(), [this](std::uint64_t id) {
-        const auto p = pending_.find(id);
-        return p != pending_.end() && *p->second.read_index <= applied_index_;
-      });
-  if (!any_ready) return;
+  // Called after every apply: one pass, in place, and no allocation when nothing is ready.
   std::vector<std::uint64_t> ready;
-  std::vector<std::uint64_t> still_waiting;
-  for (const std::uint64_t id : reads_indexed_) {
+  std::erase_if(reads_indexed_, [&](std::uint64_t id) {
     const auto p = pending_.find(id);
-    if (p == pending_.end()) continue;
-    (*p->second.read_index <= applied_index_ ? ready : still_waiting).push_back(id);
-  }
-  reads_indexed_ = std::move(still_waiting);
+    if (p == pending_.end()) return true;  // failed at its deadline meanwhile
+    if (*p->second.read_index > applied_index_) return false;
+    ready.push_back(id);
+    return true;
+  });
   for (const std::uint64_t id : ready) {
     auto x = store_.range(std::get<RangeRequest>(pending_[id].request));
     if (!x) {

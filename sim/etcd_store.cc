@@ -242,14 +242,9 @@ class EtcdStore::WriteTxn {
       previous_lease = current.lease;
     }
     // The common overwrite under the same lease leaves the lease's keys as they are.
-    if (previous_lease != lease) detach(previous_lease, key);
-    if (lease != 0 && previous_lease != lease) {
-      auto it = store_.leases_.find(lease);
-      assert(it != store_.leases_.end() && "lease existence is checked before applying");
-      if (it != store_.leases_.end()) {
-        remember_lease(it->first, it->second);
-        it->second.keys.insert(key);
-      }
+    if (previous_lease != lease) {
+      detach(previous_lease, key);
+      attach(lease, key);
     }
     record(entry, KeyChange{rev, change_count_, false, std::move(kv)}, EventType::put);
   }
@@ -307,6 +302,15 @@ class EtcdStore::WriteTxn {
     if (it == store_.leases_.end()) return;
     remember_lease(it->first, it->second);
     it->second.keys.erase(key);
+  }
+
+  void attach(LeaseId lease, const std::string& key) {
+    if (lease == 0) return;
+    auto it = store_.leases_.find(lease);
+    assert(it != store_.leases_.end() && "lease existence is checked before applying");
+    if (it == store_.leases_.end()) return;
+    remember_lease(it->first, it->second);
+    it->second.keys.insert(key);
   }
 
   void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
