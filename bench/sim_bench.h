@@ -8,10 +8,15 @@
 //   sim_kv_messages_per_request,    events per CPU second: where a request's cost goes
 //   sim_events_per_cpu_second
 //   standard_seeds_per_cpu_second   seeds of the standard scenario (etcd-mutex, 5 clients,
-//                                   3 members, 60 simulated seconds, --faults all) per CPU
-//                                   second, checks included
+//                                   3 members, 60 s of load, --faults all with faults up to
+//                                   20 s, every check) per CPU second. The load stops at 60 s
+//                                   (extend_load_for_liveness false); clients then drain.
+//   standard_seed_simulated_seconds simulated seconds per standard seed (mean), drain included
 //   sim_to_wall_time_ratio          simulated seconds per wall-clock second over those seeds
 //   standard_seed_events            world events per standard seed (mean), for context
+//   liveness_seeds_per_cpu_second,  the same seeds with the load extended until liveness can
+//   liveness_seed_simulated_seconds be judged after the last fault (what `lockstep run` does
+//                                   by default): about three times as long
 // CPU time is this thread's (CLOCK_THREAD_CPUTIME_ID), so other load on the machine barely
 // moves the figures.
 #pragma once

@@ -22,6 +22,7 @@ struct RunArgs {
   double duration_seconds = 30;
   int members = 3;
   std::string faults = "none";
+  bool fixed_length = false;
   std::string out_dir;
   bool force = false;
   // The real etcd backend (cli/run_real.cc).
@@ -60,6 +61,7 @@ int run(const RunArgs& args) {
   request.members = args.members;
   request.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
   request.faults = args.faults;
+  request.extend_load_for_liveness = !args.fixed_length;
   if (args.backend == "etcd") {
     RealRunArgs real;
     real.request = request;
@@ -116,6 +118,9 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--faults", args->faults,
                   "Fault classes to draw a random schedule from: a comma list, all or none")
       ->capture_default_str();
+  cmd->add_flag("--fixed-length", args->fixed_length,
+                "Stop the load after --duration even when faults heal late (by default it goes "
+                "on until liveness can be judged after the last fault)");
   cmd->add_option("--out", args->out_dir,
                   "Directory for history.jsonl, verdict.json and scenario.json");
   cmd->add_flag("--force", args->force, "Overwrite files already in --out");

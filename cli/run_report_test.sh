@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_report_test.sh LOCKSTEP SCENARIO: `run`, `replay` and `explore` leave a report.html that
-# shows the violation next to the files of every run directory they write.
+# shows the violation next to the files of every run directory they write; a `run
+# --fixed-length` scenario replays as such.
 set -euo pipefail
 lockstep="$1"
 scenario="$2"
@@ -38,4 +39,13 @@ if "$lockstep" run --algorithm naive-get-put --seed 2 --out "$work/run" >/dev/nu
   fail "run into an existing directory was not refused"
 fi
 [[ "$(md5sum "$work/run/report.html")" == "$before" ]] || fail "the refused run changed report.html"
+# A fixed-length run records it in its scenario and its replay command, and replays exactly.
+"$lockstep" run --algorithm etcd-mutex --seed 3 --clients 3 --duration 5 --faults pause,partition \
+  --fixed-length --out "$work/fixed" >"$work/fixed.out" || fail "run --fixed-length failed"
+grep -q -- "--faults partition,pause --fixed-length" "$work/fixed.out" ||
+  fail "run --fixed-length printed no replay command with --fixed-length"
+tr -d ' \n' < "$work/fixed/scenario.json" | grep -qF '"extend_load_for_liveness":false' ||
+  fail "run --fixed-length wrote a scenario that extends its load"
+"$lockstep" replay --runs 2 "$work/fixed/scenario.json" >/dev/null ||
+  fail "the fixed-length scenario did not replay as expected"
 echo "run_report_test: ok"

@@ -177,8 +177,10 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   const std::vector<Edge> edges = schedule_edges(run.faults);
 
   Duration end_of_load = run.workload.duration;
-  for (const auto& f : run.faults)
-    end_of_load = std::max(end_of_load, f.start + f.duration + run.liveness_bound);
+  if (run.extend_load_for_liveness) {
+    for (const auto& f : run.faults)
+      end_of_load = std::max(end_of_load, f.start + f.duration + run.liveness_bound);
+  }
 
   std::string client_failure;
   auto check_clients = [&] {

@@ -7,8 +7,9 @@
 //     the run, applies the fault schedule at its real times (relative to the clients'
 //     start), records the history on one monotonic clock, then stops the clients, lets them
 //     drain, and judges the history with run_checks().
-//   - Load lasts workload.duration, and when there are faults until liveness_bound after the
-//     last one healed (as in the simulator).
+//   - Load lasts workload.duration, and when there are faults (unless
+//     extend_load_for_liveness is false) until liveness_bound after the last one healed (as in
+//     the simulator).
 //   - Whatever happens (an error, an exception, an interrupt), every fault is healed and
 //     every process and directory the run started is stopped and removed before it returns.
 //   - Not deterministic: the same config gives a different history each time; only the

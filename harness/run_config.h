@@ -55,6 +55,12 @@ struct RunConfig {
   std::vector<std::string> checks;
   // After faults heal, every waiter must acquire or give up within this bound.
   Duration liveness_bound = seconds(60);
+  // True: when there are faults, load goes on past workload.duration until the liveness bound
+  // (and two acquire timeouts) has passed after the last fault healed, so that liveness can be
+  // judged. False: load stops at workload.duration whatever the faults (a run of fixed length,
+  // such as the bench's standard seed); the liveness check then judges only what the shorter
+  // history shows.
+  bool extend_load_for_liveness = true;
   // The verdict a scenario expects ("ok" or "violated"); empty: none expected.
   std::string expected_verdict;
 };

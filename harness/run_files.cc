@@ -18,6 +18,7 @@ std::string replay_command(const RunConfig& config) {
     for (const auto& c : config.fault_classes) classes += (classes.empty() ? "" : ",") + c;
     s << " --faults " << classes;
   }
+  if (!config.extend_load_for_liveness) s << " --fixed-length";
   return s.str();
 }
 

@@ -21,6 +21,7 @@ std::string expand_run_request(const RunRequest& request, RunConfig& out) {
   config.etcd.members = request.members;
   if (request.duration.count() <= 0) return "the duration must be positive";
   config.workload.duration = request.duration;
+  config.extend_load_for_liveness = request.extend_load_for_liveness;
   if (auto err = parse_fault_classes(request.faults, config.fault_classes))
     return "faults: " + *err;
   // Validated once without faults to resolve the algorithm's options (its lease TTL shapes

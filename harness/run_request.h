@@ -18,6 +18,8 @@ struct RunRequest {
   std::string faults = "none";  // a comma list of fault classes, "all" or "none"
   // The longest fault. Unset: the default below.
   std::optional<Duration> max_fault_duration;
+  // See RunConfig::extend_load_for_liveness (`lockstep run --fixed-length` sets it false).
+  bool extend_load_for_liveness = true;
   AlgorithmOptions algorithm_options;
 };
 

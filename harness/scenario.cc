@@ -374,6 +374,9 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
       },
       join(known_checks));
   c.liveness_bound = f.millis("liveness_bound_ms", 1);
+  // Optional: files written before the field existed extended their load, as its default does.
+  c.extend_load_for_liveness =
+      f.has("extend_load_for_liveness") ? f.boolean("extend_load_for_liveness") : true;
   std::vector<std::string> class_names;
   for (const auto& fc : sim::fault_catalogue()) class_names.push_back(fc.name);
   const auto classes = f.string_list(
@@ -446,6 +449,7 @@ ojson scenario_ordered(const Scenario& s) {
                    {"use_resource", w.use_resource}};
   j["checks"] = c.checks;
   j["liveness_bound_ms"] = ms(c.liveness_bound);
+  j["extend_load_for_liveness"] = c.extend_load_for_liveness;
   j["fault_classes"] = c.fault_classes;
   j["faults"] = ojson::array();
   for (const auto& f : c.faults) j["faults"].push_back(fault_ordered(f));
@@ -521,6 +525,7 @@ std::string run_config_difference(const RunConfig& a, const RunConfig& b) {
       {"workload.use_resource", wa.use_resource == wb.use_resource},
       {"checks", a.checks == b.checks},
       {"liveness_bound_ms", a.liveness_bound == b.liveness_bound},
+      {"extend_load_for_liveness", a.extend_load_for_liveness == b.extend_load_for_liveness},
       {"fault_classes", a.fault_classes == b.fault_classes},
       {"expect.verdict", a.expected_verdict == b.expected_verdict},
   };

@@ -66,6 +66,7 @@ RunConfig unusual_config() {
   c.workload.use_resource = false;
   c.checks = {"liveness", "mutex"};
   c.liveness_bound = milliseconds(12345);
+  c.extend_load_for_liveness = false;
   c.expected_verdict = "violated";
   return c;
 }
@@ -111,7 +112,7 @@ TEST_CASE("the scenario format knows every field of RunConfig") {
   CHECK(sizeof(sim::EtcdConfig) == 72);
   CHECK(sizeof(sim::LatencyConfig) == 16);
   CHECK(sizeof(sim::FaultSpec) == 192);
-  CHECK(sizeof(RunConfig) == 440);
+  CHECK(sizeof(RunConfig) == 448);
 }
 
 TEST_CASE("bad fields are refused with one message naming the JSON path") {
@@ -154,6 +155,8 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
       {[](J& j) { j["checks"] = {"mutex", "mutex"}; },
        "scenario.json: checks[1]: \"mutex\" is listed twice"},
       {[](J& j) { j["lock_name"] = "bad\\q"; }, "scenario.json: lock_name: expected a non-empty key"},
+      {[](J& j) { j["extend_load_for_liveness"] = "no"; },
+       "scenario.json: extend_load_for_liveness: expected true or false"},
       {[](J& j) { j["expect"] = {{"verdict", "fine"}}; },
        "scenario.json: expect.verdict: expected \"ok\" or \"violated\""},
       {[](J& j) { j["faults"] = {{{"kind", "pause"}, {"start_ms", 5}, {"duration_ms", 10}}}; },
@@ -188,6 +191,19 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
     CHECK(err.find('\n') == std::string::npos);
   }
   REQUIRE(error_after([](J&) {}) == "");
+}
+
+TEST_CASE("a scenario written before extend_load_for_liveness existed extends its load") {
+  nlohmann::json j = valid_json();
+  REQUIRE(j.at("extend_load_for_liveness") == true);  // written whatever its value
+  j["extend_load_for_liveness"] = false;
+  RunConfig fixed;
+  REQUIRE(run_config_from_json(j, "scenario.json", fixed) == "");
+  REQUIRE(!fixed.extend_load_for_liveness);
+  j.erase("extend_load_for_liveness");
+  RunConfig older;
+  REQUIRE(run_config_from_json(j, "scenario.json", older) == "");
+  REQUIRE(older.extend_load_for_liveness);
 }
 
 TEST_CASE("a scenario file is written readably - refuses to overwrite - and reads back") {

@@ -37,6 +37,53 @@ TEST_CASE("the same seed gives a byte-identical history - another seed does not"
   REQUIRE(history_hash(a.history) != history_hash(c.history));
 }
 
+// The last acquire a client started, in true time.
+std::int64_t last_acquire_invoke_ns(const History& h) {
+  std::int64_t last = -1;
+  for (const auto& e : h.events)
+    if (e.op == "acquire" && e.kind == EventKind::invoke) last = std::max(last, e.true_ns);
+  return last;
+}
+
+const CheckResult& check_named(const RunResult& r, const std::string& name) {
+  for (const auto& c : r.checks)
+    if (c.name == name) return c;
+  FAIL("no " << name << " check");
+  throw std::logic_error("unreachable");
+}
+
+TEST_CASE("with faults load goes on until liveness can be judged - unless the run has a fixed length") {
+  RunConfig c = config_for("etcd-mutex", 5);
+  c.workload.duration = seconds(10);
+  c.liveness_bound = seconds(20);
+  sim::FaultSpec pause;
+  pause.kind = "pause";
+  pause.start = seconds(2);
+  pause.duration = seconds(3);
+  pause.targets = {"client-1"};
+  c.faults = {pause};
+  REQUIRE(validate_run_config(c).empty());
+  const std::int64_t clients_start_ns = (c.etcd.election_timeout * 3).count();
+  const std::int64_t load_end_ns = clients_start_ns + seconds(10).count();
+
+  const RunResult extended = run_simulation(c);
+  // Healed at 5 s: acquires go on past 25 s, and the liveness check had enough history.
+  REQUIRE(last_acquire_invoke_ns(extended.history) > clients_start_ns + seconds(25).count());
+  REQUIRE(check_named(extended, "liveness").figures["judged"] == true);
+  REQUIRE(replay_command(c).find("--fixed-length") == std::string::npos);
+
+  c.extend_load_for_liveness = false;
+  const RunResult fixed = run_simulation(c);
+  REQUIRE(last_acquire_invoke_ns(fixed.history) > 0);
+  REQUIRE(last_acquire_invoke_ns(fixed.history) <= load_end_ns);
+  REQUIRE(fixed.stats.simulated_seconds < extended.stats.simulated_seconds);
+  const CheckResult& liveness = check_named(fixed, "liveness");
+  REQUIRE(liveness.status == CheckStatus::ok);
+  REQUIRE(liveness.figures["judged"] == false);
+  REQUIRE(fixed.all_ok());
+  REQUIRE(replay_command(c).find(" --fixed-length") != std::string::npos);
+}
+
 TEST_CASE("bad run configs are refused with a message naming the problem") {
   RunConfig c;
   c.algorithm = "no-such-lock";
