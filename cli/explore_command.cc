@@ -38,6 +38,7 @@ struct ExploreArgs {
   double duration_seconds = 30;
   std::optional<double> max_fault_seconds;  // unset: max_fault_duration()'s default
   double liveness_bound_seconds = 0;
+  bool fixed_length = false;
   bool no_shrink = false;
   double shrink_budget_seconds = 60;
   int shrink_runs = 400;
@@ -89,6 +90,7 @@ int explore_main(const ExploreArgs& args) {
   o.run.duration = seconds_to_ms(args.duration_seconds);
   o.run.faults = args.faults;
   if (args.max_fault_seconds) o.run.max_fault_duration = seconds_to_ms(*args.max_fault_seconds);
+  o.run.extend_load_for_liveness = !args.fixed_length;
   for (const auto& c : args.checks) {
     std::stringstream in(c);
     for (std::string item; std::getline(in, item, ',');)
@@ -264,6 +266,9 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--liveness-bound", a->liveness_bound_seconds,
                   "Seconds after faults heal within which waiters must be served (default: "
                   "the scenario default)");
+  cmd->add_flag("--fixed-length", a->fixed_length,
+                "Stop each seed's load after --duration even when faults heal late (faster "
+                "seeds; liveness is then judged only where the history allows)");
   cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
   cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_report_test.sh LOCKSTEP SCENARIO: `run`, `replay` and `explore` leave a report.html that
-# shows the violation next to the files of every run directory they write; a `run
-# --fixed-length` scenario replays as such.
+# shows the violation next to the files of every run directory they write; `--fixed-length`
+# reaches the scenarios `run` and `explore` write, and such a scenario replays as such.
 set -euo pipefail
 lockstep="$1"
 scenario="$2"
@@ -48,4 +48,12 @@ tr -d ' \n' < "$work/fixed/scenario.json" | grep -qF '"extend_load_for_liveness"
   fail "run --fixed-length wrote a scenario that extends its load"
 "$lockstep" replay --runs 2 "$work/fixed/scenario.json" >/dev/null ||
   fail "the fixed-length scenario did not replay as expected"
+# explore --fixed-length writes failures that keep it.
+set +e
+"$lockstep" explore --algorithm naive-get-put --seeds 4 --jobs 1 --fixed-length \
+  --out "$work/explore-fixed" >/dev/null
+[[ $? -eq 1 ]] || fail "explore --fixed-length: expected exit 1 (a failure found)"
+set -e
+tr -d ' \n' < "$work/explore-fixed/failure.json" | grep -qF '"extend_load_for_liveness":false' ||
+  fail "explore --fixed-length wrote a failure that extends its load"
 echo "run_report_test: ok"
