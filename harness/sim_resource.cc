@@ -37,15 +37,15 @@ Task<Result<SimResourceService::Reply>> SimResourceClient::call(bool is_write, s
     network->send(service->pid(), client, [=] {
       if (slot->value) return;  // timed out already (or a duplicate)
       slot->value = reply;
-      sim::fire_wake(*world, client, slot->wake);
+      sim::fire_wake(*world, client, sim::wake_of(slot));
     });
   });
   world_.schedule_after_local(request_timeout_, client_, [=] {
     if (slot->value) return;
     slot->value = Error(ErrorCode::timeout, "the resource did not answer");
-    sim::fire_wake(*world, client, slot->wake);
+    sim::fire_wake(*world, client, sim::wake_of(slot));
   });
-  co_await sim::WakeAwaiter(slot->wake);
+  co_await sim::WakeAwaiter(sim::wake_of(slot));
   co_return std::move(*slot->value);
 }
 

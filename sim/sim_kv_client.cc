@@ -15,7 +15,7 @@ void push_to_stream(World& world, ProcessId pid, SimKvClient::StreamState& s,
   s.queue.push_back(std::move(item));
   if (s.waiter && !s.waiter->value) {
     s.waiter->value = true;
-    fire_wake(world, pid, s.waiter->wake);
+    fire_wake(world, pid, wake_of(s.waiter));
   }
 }
 
@@ -53,9 +53,9 @@ class SimWatchStream : public WatchStream {
           max_wait, client_.pid_, [world = &client_.world_, pid = client_.pid_, slot] {
             if (slot->value) return;
             slot->value = false;
-            fire_wake(*world, pid, slot->wake);
+            fire_wake(*world, pid, wake_of(slot));
           });
-      co_await WakeAwaiter(slot->wake);
+      co_await WakeAwaiter(wake_of(slot));
       client_.world_.cancel(timer);
       state_->waiter.reset();
       if (state_->queue.empty())
@@ -118,7 +118,7 @@ void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse>&& respo
   calls_.erase(it);
   if (slot->value) return;
   slot->value = std::move(response);
-  fire_wake(world_, pid_, slot->wake);
+  fire_wake(world_, pid_, wake_of(slot));
 }
 
 void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& response) {
@@ -137,7 +137,7 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& respo
     // Created and cancelled at once is a refusal (watch() turns it into an error): there is
     // no watch on the member to stream from or to cancel.
     if (w && w->created && !w->canceled) {
-      if (it->second.slot->wake->cancelled) {
+      if (it->second.slot->cell.cancelled) {
         // Nobody waits for this watch any more: close it.
         cluster_.send_request(pid_, it->second.member, ReplyRoute{pid_, 0},
                               WatchCancelRequest{w->watch_id});
@@ -164,26 +164,32 @@ void SimKvClient::on_member_reset(int member) {
   if (member == member_) member_ = (member_ + 1) % cluster_.size();
 }
 
-Task<Result<ClientResponse>> SimKvClient::call(ClientRequest request) {
+SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   const std::uint64_t id = next_call_id_++;
-  const int member = member_;
-  auto slot = std::make_shared<Slot<Result<ClientResponse>>>();
-  calls_.emplace_back(
-      id, PendingCall{slot, member, std::holds_alternative<WatchCreateRequest>(request)});
-  cluster_.send_request(pid_, member, ReplyRoute{pid_, id}, std::move(request));
-  const auto timer = world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
+  CallInFlight call;
+  call.member = member_;
+  call.slot = std::make_shared<Slot<Result<ClientResponse>>>();
+  calls_.emplace_back(id, PendingCall{call.slot, call.member,
+                                      std::holds_alternative<WatchCreateRequest>(request)});
+  cluster_.send_request(pid_, call.member, ReplyRoute{pid_, id}, std::move(request));
+  call.timer = world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"));
   });
-  co_await WakeAwaiter(slot->wake);
-  world_.cancel(timer);
-  Result<ClientResponse> response = std::move(*slot->value);
-  if (!response.ok()) note_error(response.error(), member);
-  co_return response;
+  return call;
+}
+
+Result<ClientResponse> SimKvClient::finish_call(const CallInFlight& call) {
+  world_.cancel(call.timer);
+  Result<ClientResponse> response = std::move(*call.slot->value);
+  if (!response.ok()) note_error(response.error(), call.member);
+  return response;
 }
 
 template <typename Response>
 Task<Result<Response>> SimKvClient::typed_call(ClientRequest request) {
-  Result<ClientResponse> r = co_await call(std::move(request));
+  const CallInFlight call = start_call(std::move(request));
+  co_await WakeAwaiter(wake_of(call.slot));
+  Result<ClientResponse> r = finish_call(call);
   if (!r.ok()) co_return r.error();
   auto* typed = std::get_if<Response>(&r.value());
   assert(typed && "a member answered with the wrong response type");
@@ -220,7 +226,7 @@ Task<Result<LeaseTimeToLiveResponse>> SimKvClient::lease_time_to_live(
 }
 
 Task<Result<std::unique_ptr<WatchStream>>> SimKvClient::watch(WatchCreateRequest request) {
-  const std::uint64_t id = next_call_id_;  // the id call() will use
+  const std::uint64_t id = next_call_id_;  // the id start_call() will use
   Result<WatchResponse> created = co_await typed_call<WatchResponse>(std::move(request));
   if (!created.ok()) co_return created.error();
   if (created.value().canceled) {

@@ -64,7 +64,17 @@ class SimKvClient : public KvClient {
     bool is_watch_create = false;
   };
 
-  Task<Result<ClientResponse>> call(ClientRequest request);
+  // A call in flight, between start_call and finish_call.
+  struct CallInFlight {
+    std::shared_ptr<Slot<Result<ClientResponse>>> slot;
+    int member = 0;
+    World::EventId timer;
+  };
+  // Sends the request and starts its deadline timer; the caller awaits wake_of(call.slot).
+  CallInFlight start_call(ClientRequest&& request);
+  // After the wake: cancels the timer and takes the reply (noting an unhealthy member).
+  Result<ClientResponse> finish_call(const CallInFlight& call);
+  // One coroutine per call: start_call, await the reply, finish_call, unwrap the type.
   template <typename Response>
   Task<Result<Response>> typed_call(ClientRequest request);
   void on_reply(std::uint64_t call_id, Result<ClientResponse>&& response);

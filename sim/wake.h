@@ -49,11 +49,18 @@ class WakeAwaiter {
 };
 
 // A one-shot result slot shared between a waiting coroutine and whoever produces the value.
+// Its wake cell lives inside it (wake_of shares it), so a slot is one allocation, not two.
 template <typename T>
 struct Slot {
-  std::shared_ptr<WakeCell> wake = std::make_shared<WakeCell>();
+  WakeCell cell;
   std::optional<T> value;
 };
+
+// The slot's wake cell, sharing ownership of the slot.
+template <typename T>
+std::shared_ptr<WakeCell> wake_of(const std::shared_ptr<Slot<T>>& slot) {
+  return std::shared_ptr<WakeCell>(slot, &slot->cell);
+}
 
 // Suspends the current coroutine for `local_delay` of the owner's monotonic clock.
 inline auto sleep_local(World& world, ProcessId owner, Duration local_delay) {
