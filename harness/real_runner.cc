@@ -176,11 +176,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   RealFaultInjector faults(log, targets);
   const std::vector<Edge> edges = schedule_edges(run.faults);
 
-  Duration end_of_load = run.workload.duration;
-  if (run.extend_load_for_liveness) {
-    for (const auto& f : run.faults)
-      end_of_load = std::max(end_of_load, f.start + f.duration + run.liveness_bound);
-  }
+  const Duration end_of_load = load_length(run, Duration(0));
 
   std::string client_failure;
   auto check_clients = [&] {

@@ -1,6 +1,7 @@
 // RunConfig: everything one simulated run needs, fully expanded (what scenario.json holds).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -64,6 +65,17 @@ struct RunConfig {
   // The verdict a scenario expects ("ok" or "violated"); empty: none expected.
   std::string expected_verdict;
 };
+
+// How long the load lasts, from the clients' start: workload.duration, and when there are
+// faults (unless extend_load_for_liveness is false) until the liveness bound and then `room`
+// have passed after the last one healed. The simulator and the real runner both end load here.
+inline Duration load_length(const RunConfig& c, Duration room) {
+  Duration length = c.workload.duration;
+  if (!c.extend_load_for_liveness) return length;
+  for (const auto& f : c.faults)
+    length = std::max(length, f.start + f.duration + c.liveness_bound + room);
+  return length;
+}
 
 // The defaults of a run: a 3-member cluster.
 inline RunConfig default_run_config() {

@@ -41,9 +41,6 @@ struct ScenarioGenOptions {
   // properties fast.
   Duration liveness_bound = seconds(5);
   Duration drain_timeout = seconds(10);
-  // False: load stops at the drawn duration (RunConfig::extend_load_for_liveness), which makes
-  // properties that do not check liveness cheaper.
-  bool extend_load_for_liveness = true;
 };
 
 namespace scenario_gen_detail {
@@ -126,7 +123,6 @@ inline rc::Gen<RunConfig> gen_run_config(const ScenarioGenOptions& o) {
     c.workload.duration = milliseconds(d::pick(to_ms(o.min_duration), to_ms(o.max_duration)));
     c.workload.drain_timeout = o.drain_timeout;
     c.liveness_bound = o.liveness_bound;
-    c.extend_load_for_liveness = o.extend_load_for_liveness;
     c.checks = o.checks;
     std::vector<std::string> classes;
     for (const auto& fc : sim::fault_catalogue())

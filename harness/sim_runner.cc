@@ -134,15 +134,9 @@ RunResult run_simulation(const RunConfig& config) {
   world.run_until(start);
   for (auto& c : clients) start_client(*c);
 
-  // Load runs for the workload's duration, and when there are faults (unless the run has a
-  // fixed length), until the liveness bound (and room for a last acquire) has passed after the
-  // last one healed, so that liveness can be judged.
-  TrueTime end_of_load = start + config.workload.duration;
-  if (config.extend_load_for_liveness) {
-    for (const auto& f : config.faults)
-      end_of_load = std::max(end_of_load, start + f.start + f.duration + config.liveness_bound +
-                                              2 * config.workload.acquire_timeout);
-  }
+  // With faults, load goes on until liveness can be judged, with room for a last acquire
+  // (unless the run has a fixed length).
+  const TrueTime end_of_load = start + load_length(config, 2 * config.workload.acquire_timeout);
   world.run_until(end_of_load);
   stop->requested = true;
   // Drain: let clients finish their cycle (release what they hold), up to a bound.

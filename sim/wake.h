@@ -22,12 +22,13 @@ struct WakeCell {
   bool cancelled = false;
 };
 
-// Fires a cell: resumes its coroutine through an event of `owner`. Idempotent.
-inline void fire_wake(World& world, ProcessId owner, const std::shared_ptr<WakeCell>& cell) {
+// Fires a cell: resumes its coroutine through an event of `owner`. Idempotent. `cell` by
+// value: the event keeps it (callers hand over wake_of's temporary, which is moved).
+inline void fire_wake(World& world, ProcessId owner, std::shared_ptr<WakeCell> cell) {
   if (cell->fired || cell->cancelled) return;
   cell->fired = true;
   if (!cell->handle) return;  // fired before the coroutine suspended: await_ready sees it
-  world.post(owner, [cell] {
+  world.post(owner, [cell = std::move(cell)] {
     if (!cell->cancelled) cell->handle.resume();
   });
 }
