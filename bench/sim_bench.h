@@ -3,7 +3,8 @@
 // Figures (named as `lockstep bench` prints them):
 //   sim_kv_requests_per_cpu_second  KV requests (put and range, alternating) completed per
 //                                   CPU second by clients hammering a simulated 3-member
-//                                   cluster (a request: client -> member -> raft -> reply)
+//                                   cluster (a request: client -> member -> raft -> reply);
+//                                   `lockstep bench --kv-clients N` sets their number
 //   sim_kv_events_per_request,      world events and network messages per KV request, and
 //   sim_kv_messages_per_request,    events per CPU second: where a request's cost goes
 //   sim_events_per_cpu_second

@@ -19,6 +19,7 @@ struct BenchArgs {
   bool json = false;
   std::uint64_t seeds = 20;
   double kv_seconds = 60;
+  int kv_clients = 16;
   std::string checker_data;
   bool no_checker = false;
 };
@@ -27,6 +28,7 @@ int bench_main(const BenchArgs& args) {
   SimBenchOptions o;
   o.standard_seeds = args.seeds;
   o.kv_simulated_seconds = args.kv_seconds;
+  o.kv_clients = args.kv_clients;
   std::vector<BenchFigure> figures = run_sim_bench(o);
   if (!args.no_checker) {
     const std::string dir = args.checker_data.empty() ? default_checker_data_dir() : args.checker_data;
@@ -61,6 +63,9 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")
       ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--kv-clients", a->kv_clients, "Clients of the KV load, each with one request in flight")
+      ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--checker-data", a->checker_data,
                   "Porcupine test data for the checker figures (default: the source tree's)");

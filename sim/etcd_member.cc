@@ -21,6 +21,29 @@ constexpr Duration kReadIndexRetry = milliseconds(500);
 // The most entries one append carries.
 constexpr std::size_t kMaxEntriesPerAppend = 256;
 
+// Borrows a member's spare vector for a list built and dropped within one call, and gives it
+// back cleared. Why: such lists are built for every request, and allocating each one showed
+// in the profile. A nested call finds the spare taken (empty) and uses a fresh vector.
+template <typename T>
+class Borrowed {
+ public:
+  explicit Borrowed(std::vector<T>& spare) : spare_(spare), items(std::move(spare)) {
+    items.clear();
+  }
+  ~Borrowed() {
+    items.clear();
+    spare_ = std::move(items);
+  }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+
+ private:
+  std::vector<T>& spare_;
+
+ public:
+  std::vector<T> items;
+};
+
 bool is_write(const ClientRequest& r) {
   return std::holds_alternative<PutRequest>(r) || std::holds_alternative<DeleteRangeRequest>(r) ||
          std::holds_alternative<TxnRequest>(r) || std::holds_alternative<CompactionRequest>(r) ||
@@ -524,10 +547,10 @@ void EtcdMember::retry_waiting_requests() {
   if (leader_ < 0) return;
   // Sending may complete requests at once (a one-member cluster commits on proposal), which
   // erases them from pending_: walk a copy of the ids.
-  std::vector<std::uint64_t> waiting;
+  Borrowed<std::uint64_t> waiting(spare_ids_);
   for (const auto& [id, p] : pending_)
-    if (!p.in_flight) waiting.push_back(id);
-  for (const std::uint64_t id : waiting) {
+    if (!p.in_flight) waiting.items.push_back(id);
+  for (const std::uint64_t id : waiting.items) {
     auto it = pending_.find(id);
     if (it == pending_.end() || it->second.in_flight) continue;
     it->second.in_flight = true;
@@ -657,9 +680,10 @@ void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
   if (confirmed_end == leader_reads_.begin()) return;
   // Answered after leader_reads_ is settled: answering this member's own round may start its
   // next one, which adds to leader_reads_.
-  const std::vector<LeaderRead> confirmed(leader_reads_.begin(), confirmed_end);
+  Borrowed<LeaderRead> confirmed(spare_leader_reads_);
+  confirmed.items.assign(leader_reads_.begin(), confirmed_end);
   leader_reads_.erase(leader_reads_.begin(), confirmed_end);
-  for (const auto& r : confirmed) {
+  for (const auto& r : confirmed.items) {
     if (r.from == index_) {
       on_read_index_reply(r.round, r.commit_index);
       continue;
@@ -693,15 +717,15 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
 
 void EtcdMember::serve_ready_reads() {
   // Called after every apply: one pass, in place, and no allocation when nothing is ready.
-  std::vector<std::uint64_t> ready;
+  Borrowed<std::uint64_t> ready(spare_ids_);
   std::erase_if(reads_indexed_, [&](std::uint64_t id) {
     const auto p = pending_.find(id);
     if (p == pending_.end()) return true;  // failed at its deadline meanwhile
     if (*p->second.read_index > applied_index_) return false;
-    ready.push_back(id);
+    ready.items.push_back(id);
     return true;
   });
-  for (const std::uint64_t id : ready) {
+  for (const std::uint64_t id : ready.items) {
     auto x = store_.range(std::get<RangeRequest>(pending_[id].request));
     if (!x) {
       finish_request(id, x.error());

@@ -272,6 +272,10 @@ class EtcdMember {
   // Reads that know their read index and wait to be applied up to it.
   std::vector<std::uint64_t> reads_indexed_;
 
+  // Spare vectors for lists built within one call (see Borrowed in etcd_member.cc).
+  std::vector<std::uint64_t> spare_ids_;
+  std::vector<LeaderRead> spare_leader_reads_;
+
   std::uint64_t next_request_id_ = 1;
   std::map<std::uint64_t, PendingRequest> pending_;       // by request id
   std::int64_t next_watch_id_ = 1;

@@ -212,11 +212,14 @@ const std::vector<RequestOp>& taken_ops(const TxnRequest& req, bool succeeded) {
 // increasing sub-revision; the store revision moves only at end(), and only if something changed.
 class EtcdStore::WriteTxn {
  public:
-  WriteTxn(EtcdStore& store, std::vector<Event>* events)
+  // Only a txn can fail halfway (see abort); the others skip keeping what undoing needs.
+  enum class Undo { kept, not_needed };
+  WriteTxn(EtcdStore& store, std::vector<Event>* events, Undo undo)
       : store_(store),
         begin_(store.current_revision_),
         latest_change_revision_before_(store.latest_change_revision_),
-        events_out_(events) {}
+        events_out_(events),
+        keeps_undo_(undo == Undo::kept) {}
 
   // The revision reads inside the txn use: its own changes are visible once there are any.
   Revision read_revision() const { return change_count_ > 0 ? begin_ + 1 : begin_; }
@@ -266,6 +269,7 @@ class EtcdStore::WriteTxn {
   // Undoes every change (the revision has not moved yet). Only needed for a txn that etcd 3.4
   // itself cannot apply (see apply_put).
   void abort() {
+    assert(keeps_undo_ && "only a write transaction that keeps its undo log can abort");
     // Newest first: a key's entry is erased only after its last (earliest) change is undone,
     // so the key pointers still to visit stay valid.
     for (auto it = touched_keys_.rbegin(); it != touched_keys_.rend(); ++it) {
@@ -313,7 +317,9 @@ class EtcdStore::WriteTxn {
     it->second.keys.insert(key);
   }
 
-  void remember_lease(LeaseId id, const Lease& lease) { lease_keys_before_.emplace(id, lease.keys); }
+  void remember_lease(LeaseId id, const Lease& lease) {
+    if (keeps_undo_) lease_keys_before_.emplace(id, lease.keys);
+  }
 
   // `entry` is the key's history (created by the caller when the key is new).
   void record(History::iterator entry, KeyChange change, EventType type) {
@@ -332,7 +338,7 @@ class EtcdStore::WriteTxn {
     changes.push_back(std::move(change));
     // Why the check: most writes overwrite a live key, which stays in the live index as it is.
     if (was_live != is_live) store_.index_liveness(*entry);
-    touched_keys_.push_back(&entry->first);
+    if (keeps_undo_) touched_keys_.push_back(&entry->first);
     ++change_count_;
   }
 
@@ -342,6 +348,7 @@ class EtcdStore::WriteTxn {
   std::int64_t change_count_ = 0;  // changes so far; also the next sub-revision
   std::vector<Event> events_;
   std::vector<Event>* events_out_;
+  const bool keeps_undo_;
   // One per change, for abort(): the history_ map's own key (map nodes never move).
   std::vector<const std::string*> touched_keys_;
   std::map<LeaseId, std::set<std::string>> lease_keys_before_;  // first copy wins, for abort()
@@ -540,7 +547,7 @@ DeleteRangeResponse EtcdStore::apply_delete(WriteTxn& txn, const DeleteRangeRequ
 Result<PutResponse> EtcdStore::put(const PutRequest& req, std::vector<Event>* events) {
   if (auto err = check_put_request(req)) return *err;
   if (auto err = check_put_preconditions(req)) return *err;
-  WriteTxn txn(*this, events);
+  WriteTxn txn(*this, events, WriteTxn::Undo::not_needed);
   Result<PutResponse> resp = apply_put(txn, req);  // cannot fail: checked just above
   txn.end();
   return resp;
@@ -549,7 +556,7 @@ Result<PutResponse> EtcdStore::put(const PutRequest& req, std::vector<Event>* ev
 Result<DeleteRangeResponse> EtcdStore::delete_range(const DeleteRangeRequest& req,
                                                     std::vector<Event>* events) {
   if (req.key.empty()) return empty_key_error();
-  WriteTxn txn(*this, events);
+  WriteTxn txn(*this, events, WriteTxn::Undo::not_needed);
   DeleteRangeResponse resp = apply_delete(txn, req);
   resp.header.revision = txn.end();
   return resp;
@@ -661,7 +668,7 @@ Result<TxnResponse> EtcdStore::txn(const TxnRequest& req, std::vector<Event>* ev
   if (auto err = check_puts_on_path(req, path)) return *err;
   if (auto err = check_ranges_on_path(req, path)) return *err;
 
-  WriteTxn txn(*this, events);
+  WriteTxn txn(*this, events, WriteTxn::Undo::kept);
   Result<TxnResponse> resp = apply_txn(txn, req, path);
   if (!resp.ok()) {
     txn.abort();
@@ -724,7 +731,7 @@ Result<LeaseRevokeResponse> EtcdStore::lease_revoke(LeaseId id, std::vector<Even
   if (it == leases_.end()) return lease_not_found_error();
   // Copied: deleting a key detaches it from the set. std::set gives etcd's sorted order.
   const std::set<std::string> keys = it->second.keys;
-  WriteTxn txn(*this, events);
+  WriteTxn txn(*this, events, WriteTxn::Undo::not_needed);
   for (const std::string& key : keys) txn.delete_range(key, "");
   leases_.erase(id);
   LeaseRevokeResponse resp;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bench_test.sh LOCKSTEP: `lockstep bench` prints every simulator figure it documents, each a
+# positive number with its unit, for a short run; --json prints the same figures; bad options
+# exit 2 naming the option. (It checks that the figures exist and make sense, not how fast
+# they are: speed is the benchmark's job, not a test's.)
+set -euo pipefail
+lockstep="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+short=(--no-checker --seeds 1 --kv-seconds 1)
+"$lockstep" bench "${short[@]}" --kv-clients 4 > "$work/bench4" || fail "bench exited $?"
+figure() {  # FILE NAME: the figure's value (fails when it is missing)
+  awk -v n="$2" '$1 == n && NF == 3 {print $2; found = 1} END {exit !found}' "$1" ||
+    fail "bench printed no figure $2"
+}
+for name in sim_kv_requests sim_kv_requests_per_cpu_second sim_kv_events_per_request \
+            sim_kv_messages_per_request standard_seeds_per_cpu_second \
+            standard_seed_simulated_seconds sim_to_wall_time_ratio \
+            liveness_seeds_per_cpu_second liveness_seed_simulated_seconds; do
+  awk -v v="$(figure "$work/bench4" "$name")" 'BEGIN {exit !(v > 0)}' || fail "$name is not positive"
+done
+! grep -q "^checker_" "$work/bench4" || fail "--no-checker ran the checker"
+in_range() {  # NAME LOW HIGH: LOW <= figure < HIGH
+  awk -v v="$(figure "$work/bench4" "$1")" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v >= lo && v < hi)}' ||
+    fail "$1 = $(figure "$work/bench4" "$1"), expected in [$2, $3)"
+}
+# One simulated second of 4 clients, each with one request of a few milliseconds in flight:
+# hundreds of requests, each costing a few messages (client, raft, reply).
+in_range sim_kv_requests 100 10000
+in_range sim_kv_messages_per_request 2 20
+# A standard seed runs its 60 s of load, then the clients drain.
+in_range standard_seed_simulated_seconds 60 120
+
+# More clients, more requests in the same simulated second.
+"$lockstep" bench "${short[@]}" --kv-clients 16 > "$work/bench16"
+awk -v a="$(figure "$work/bench4" sim_kv_requests)" -v b="$(figure "$work/bench16" sim_kv_requests)" \
+  'BEGIN {exit !(b > 2 * a)}' || fail "--kv-clients 16 did not simulate more requests than 4"
+
+"$lockstep" bench "${short[@]}" --json > "$work/bench.json"
+grep -q '"format": "lockstep-bench"' "$work/bench.json" || fail "--json: no format field"
+grep -q '"sim_kv_requests_per_cpu_second": {' "$work/bench.json" || fail "--json: no KV figure"
+
+for bad in "--kv-clients 0" "--seeds 0" "--kv-seconds 0.5"; do
+  set +e
+  # shellcheck disable=SC2086  # the option and its value are two words
+  "$lockstep" bench --no-checker $bad > /dev/null 2> "$work/err"
+  rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || fail "bench $bad: expected exit 2, got $rc"
+  grep -q -- "${bad%% *}" "$work/err" || fail "bench $bad: the error does not name the option"
+done
+echo "bench: ok"
