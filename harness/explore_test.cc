@@ -1,9 +1,11 @@
 #include "harness/explore.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 
 #include "harness/replay.h"
+#include "harness/scenario.h"
 #include "harness/shrink.h"
 
 namespace lockstep {
@@ -173,6 +175,34 @@ TEST_CASE("a shrunk failure is smaller - fails the same way - and does not depen
   REQUIRE(s.config.expected_verdict == "violated");
   REQUIRE(s.description.find("txn-try-lock violates mutex") == 0);
   REQUIRE(replay_scenario(s).as_expected());
+}
+
+bool is_fixed_length_step(const std::string& step) { return step.starts_with("fixed-length load ("); }
+
+TEST_CASE("a shrunk safety violation has a fixed-length load - a liveness one keeps its extension") {
+  Scenario s;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/scenarios/txn-try-lock-holder-paused-past-ttl.json",
+                             s) == "");
+  REQUIRE(s.config.extend_load_for_liveness);  // an old file: extended, as it was written
+  ShrinkOptions so;
+  so.time_budget_seconds = 0;
+  so.jobs = 1;
+  const RunResult before = run_simulation(s.config);
+  const ShrinkResult mutex = shrink_failure(s.config, so);
+  REQUIRE(mutex.violated_check == "mutex");
+  REQUIRE_FALSE(mutex.config.extend_load_for_liveness);
+  REQUIRE(std::count_if(mutex.steps.begin(), mutex.steps.end(), is_fixed_length_step) == 1);
+  // The 8 s pause no longer keeps the load going until liveness could be judged after it.
+  REQUIRE(mutex.result.stats.simulated_seconds < before.stats.simulated_seconds);
+  REQUIRE(replay_scenario(shrunk_scenario(s.config, mutex, "a test")).as_expected());
+
+  REQUIRE(load_scenario_file(
+              LOCKSTEP_SOURCE_DIR "/scenarios/setnx-no-ttl-crashed-holder-blocks-forever.json", s) == "");
+  REQUIRE(s.config.extend_load_for_liveness);
+  const ShrinkResult liveness = shrink_failure(s.config, so);
+  REQUIRE(liveness.violated_check == "liveness");
+  REQUIRE(liveness.config.extend_load_for_liveness);
+  REQUIRE(std::count_if(liveness.steps.begin(), liveness.steps.end(), is_fixed_length_step) == 0);
 }
 
 TEST_CASE("shrinking a run that violates nothing says so") {

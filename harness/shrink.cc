@@ -220,6 +220,15 @@ class Shrinker {
 
   bool shrink_time() {
     bool progress = false;
+    // A load of fixed length first, unless liveness is what fails: it stops at its duration
+    // instead of running on until liveness could be judged after the last fault, so the load
+    // that remains is the load the violation needs (tried before shortening the load, which an
+    // extended load would otherwise mask: its extension keeps clients busy through the faults).
+    if (target_ != "liveness" && best_.extend_load_for_liveness) {
+      RunConfig c = best_;
+      c.extend_load_for_liveness = false;
+      progress |= try_candidates({c}, "fixed-length load");
+    }
     // The load's duration, shortest first.
     const std::int64_t d = to_ms(best_.workload.duration);
     std::vector<std::int64_t> lengths = {1000, 2000, 5000, d / 4, d / 2, d * 3 / 4};
@@ -248,8 +257,8 @@ class Shrinker {
       }
       progress |= try_candidates(candidates, "faults earlier");
     }
-    // The tail after the load: the liveness bound (runs wait for it after the last fault) and
-    // the drain, unless liveness is what fails.
+    // The tail after the load: the liveness bound (an extended load waits for it after the
+    // last fault) and the drain, unless liveness is what fails.
     if (target_ != "liveness") {
       candidates.clear();
       for (std::int64_t ms : {1000, 5000, 10000}) {
