@@ -11,20 +11,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 short=(--no-checker --seeds 1 --kv-seconds 1)
 "$lockstep" bench "${short[@]}" --kv-clients 4 > "$work/bench4" || fail "bench exited $?"
-figure() {  # FILE NAME: the figure's value (fails when it is missing)
-  awk -v n="$2" '$1 == n && NF == 3 {print $2; found = 1} END {exit !found}' "$1" ||
-    fail "bench printed no figure $2"
-}
+# figure FILE NAME: prints the figure's value; exits non-zero when FILE has no such figure.
+# Called as `v=$(figure ...) || fail ...`: a failure inside $(...) would only end the subshell.
+figure() { awk -v n="$2" '$1 == n && NF == 3 {print $2; found = 1} END {exit !found}' "$1"; }
+# Every figure bench/sim_bench.h documents.
 for name in sim_kv_requests sim_kv_requests_per_cpu_second sim_kv_events_per_request \
-            sim_kv_messages_per_request standard_seeds_per_cpu_second \
-            standard_seed_simulated_seconds sim_to_wall_time_ratio \
-            liveness_seeds_per_cpu_second liveness_seed_simulated_seconds; do
-  awk -v v="$(figure "$work/bench4" "$name")" 'BEGIN {exit !(v > 0)}' || fail "$name is not positive"
+            sim_kv_messages_per_request sim_events_per_cpu_second standard_seeds \
+            standard_seeds_per_cpu_second standard_seed_simulated_seconds standard_seed_events \
+            sim_to_wall_time_ratio liveness_seeds_per_cpu_second liveness_seed_simulated_seconds; do
+  v=$(figure "$work/bench4" "$name") || fail "bench printed no figure $name"
+  awk -v v="$v" 'BEGIN {exit !(v > 0)}' || fail "$name = '$v' is not positive"
 done
 ! grep -q "^checker_" "$work/bench4" || fail "--no-checker ran the checker"
 in_range() {  # NAME LOW HIGH: LOW <= figure < HIGH
-  awk -v v="$(figure "$work/bench4" "$1")" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v >= lo && v < hi)}' ||
-    fail "$1 = $(figure "$work/bench4" "$1"), expected in [$2, $3)"
+  local v
+  v=$(figure "$work/bench4" "$1") || fail "bench printed no figure $1"
+  awk -v v="$v" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v >= lo && v < hi)}' ||
+    fail "$1 = $v, expected in [$2, $3)"
 }
 # One simulated second of 4 clients, each with one request of a few milliseconds in flight:
 # hundreds of requests, each costing a few messages (client, raft, reply).
@@ -35,8 +38,10 @@ in_range standard_seed_simulated_seconds 60 120
 
 # More clients, more requests in the same simulated second.
 "$lockstep" bench "${short[@]}" --kv-clients 16 > "$work/bench16"
-awk -v a="$(figure "$work/bench4" sim_kv_requests)" -v b="$(figure "$work/bench16" sim_kv_requests)" \
-  'BEGIN {exit !(b > 2 * a)}' || fail "--kv-clients 16 did not simulate more requests than 4"
+four=$(figure "$work/bench4" sim_kv_requests) || fail "bench printed no figure sim_kv_requests"
+sixteen=$(figure "$work/bench16" sim_kv_requests) || fail "bench --kv-clients 16 printed no sim_kv_requests"
+awk -v a="$four" -v b="$sixteen" 'BEGIN {exit !(b > 2 * a)}' ||
+  fail "--kv-clients 16 simulated $sixteen requests, not more than twice the $four of 4 clients"
 
 "$lockstep" bench "${short[@]}" --json > "$work/bench.json"
 grep -q '"format": "lockstep-bench"' "$work/bench.json" || fail "--json: no format field"
@@ -45,7 +50,8 @@ grep -q '"sim_kv_requests_per_cpu_second": {' "$work/bench.json" || fail "--json
 for bad in "--kv-clients 0" "--seeds 0" "--kv-seconds 0.5"; do
   set +e
   # shellcheck disable=SC2086  # the option and its value are two words
-  "$lockstep" bench --no-checker $bad > /dev/null 2> "$work/err"
+  # A time limit: were the option accepted, the whole default benchmark would run.
+  timeout 60 "$lockstep" bench --no-checker $bad > /dev/null 2> "$work/err"
   rc=$?
   set -e
   [[ $rc -eq 2 ]] || fail "bench $bad: expected exit 2, got $rc"

@@ -258,10 +258,13 @@ class Shrinker {
       progress |= try_candidates(candidates, "faults earlier");
     }
     // The tail after the load: the liveness bound (an extended load waits for it after the
-    // last fault) and the drain, unless liveness is what fails.
+    // last fault) and the drain, unless liveness is what fails. A fixed-length load does not
+    // wait for the bound, which then only judges liveness: shortening it would change nothing
+    // in the run, only make the saved scenario's liveness check stricter than the input's.
     if (target_ != "liveness") {
       candidates.clear();
       for (std::int64_t ms : {1000, 5000, 10000}) {
+        if (!best_.extend_load_for_liveness) break;
         if (milliseconds(ms) >= best_.liveness_bound) continue;
         RunConfig c = best_;
         c.liveness_bound = milliseconds(ms);

@@ -4,8 +4,8 @@
 //   - The input config must violate a check; the "same violation" is that check (the first
 //     violated one, in run order: mutex, resource, liveness) violated again.
 //   - Shrinking is greedy: it tries simpler configs in a fixed order (fewer faults, fewer
-//     clients and members, fewer lock cycles, less time (a shorter or fixed-length load, a
-//     shorter tail unless liveness is the check), rounder fault times) and keeps the
+//     clients and members, fewer lock cycles, less time (unless liveness is the check, a
+//     fixed-length load first; a shorter load; a shorter tail), rounder fault times) and keeps the
 //     first that still fails, until nothing simpler fails or the budget runs out. Candidates
 //     may be run in parallel (`jobs`), but the result is the one a sequential search would
 //     find: a function of the input and max_runs (not of jobs), unless the wall-clock budget

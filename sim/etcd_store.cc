@@ -267,7 +267,7 @@ class EtcdStore::WriteTxn {
   }
 
   // Undoes every change (the revision has not moved yet). Only needed for a txn that etcd 3.4
-  // itself cannot apply (see apply_put).
+  // itself cannot apply (see apply_put). Precondition: the WriteTxn was made with Undo::kept.
   void abort() {
     assert(keeps_undo_ && "only a write transaction that keeps its undo log can abort");
     // Newest first: a key's entry is erased only after its last (earliest) change is undone,
@@ -349,7 +349,8 @@ class EtcdStore::WriteTxn {
   std::vector<Event> events_;
   std::vector<Event>* events_out_;
   const bool keeps_undo_;
-  // One per change, for abort(): the history_ map's own key (map nodes never move).
+  // The undo log, kept only with Undo::kept. One per change, for abort(): the history_ map's
+  // own key (map nodes never move).
   std::vector<const std::string*> touched_keys_;
   std::map<LeaseId, std::set<std::string>> lease_keys_before_;  // first copy wins, for abort()
 };
