@@ -25,13 +25,6 @@ const std::set<std::string>& external_classes() {
 bool is_member(const std::string& name) { return name.rfind("member-", 0) == 0; }
 bool is_client(const std::string& name) { return name.rfind("client-", 0) == 0; }
 
-nlohmann::json event_args(const sim::FaultSpec& f, const char* phase) {
-  nlohmann::json j = sim::fault_to_json(f);
-  j.erase("kind");
-  j["phase"] = phase;
-  return j;
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : "; ") + s;
@@ -178,7 +171,7 @@ std::vector<std::string> RealFaultInjector::apply_partition(const sim::FaultSpec
 
 void RealFaultInjector::begin(const sim::FaultSpec& f) {
   ++started_[f.kind];
-  nlohmann::json args = event_args(f, "start");
+  nlohmann::json args = sim::fault_event_args(f, "start");
   std::vector<std::string> skipped;
   if (f.kind == "partition") {
     skipped = apply_partition(f, true);
@@ -233,7 +226,7 @@ void RealFaultInjector::begin(const sim::FaultSpec& f) {
 
 void RealFaultInjector::end(const sim::FaultSpec& f) {
   if (f.duration.count() == 0 && (f.kind == "leader-change" || f.kind == "compaction")) return;
-  nlohmann::json args = event_args(f, "end");
+  nlohmann::json args = sim::fault_event_args(f, "end");
   std::vector<std::string> skipped;
   if (f.kind == "partition") {
     skipped = apply_partition(f, false);

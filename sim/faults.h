@@ -55,6 +55,9 @@ struct FaultSpec {
 };
 
 nlohmann::json fault_to_json(const FaultSpec& fault);
+// The arguments of the history's fault event for one phase ("start" or "end"): the fault's
+// fields without its kind (the event's op names it) and the phase.
+nlohmann::json fault_event_args(const FaultSpec& fault, const char* phase);
 // Parses one fault; on error returns a message naming the field.
 std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& out);
 
@@ -75,7 +78,6 @@ class FaultInjector {
   void begin(std::size_t index);
   void end(std::size_t index);
   std::set<ProcessId> pids(const std::vector<std::string>& names) const;
-  nlohmann::json event_args(const FaultSpec& f, const char* phase) const;
   // Overlapping faults of one kind on one target nest: only the first start and the last
   // end change anything. Returns true on those edges.
   bool first_start(const std::string& key) { return ++active_[key] == 1; }

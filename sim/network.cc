@@ -7,25 +7,41 @@ namespace lockstep::sim {
 Network::Network(World& world, Rng rng, LatencyConfig latency)
     : world_(world), rng_(rng), latency_(latency) {}
 
-bool Network::matches(const LinkRule& r, ProcessId from, ProcessId to) {
-  return (r.from.empty() || r.from.count(from)) && (r.to.empty() || r.to.count(to));
+namespace {
+bool in(const std::vector<char>& flags, ProcessId pid) {
+  const auto i = static_cast<std::size_t>(pid);
+  return flags.empty() || (i < flags.size() && flags[i] != 0);
+}
+
+std::vector<char> flags_of(const std::set<ProcessId>& pids) {
+  std::vector<char> flags;
+  if (pids.empty()) return flags;
+  flags.resize(static_cast<std::size_t>(*pids.rbegin()) + 1, 0);
+  for (const ProcessId pid : pids) flags[static_cast<std::size_t>(pid)] = 1;
+  return flags;
+}
+}  // namespace
+
+bool Network::matches(const ActiveRule& r, ProcessId from, ProcessId to) {
+  return in(r.from, from) && in(r.to, to);
 }
 
 bool Network::blocked(ProcessId from, ProcessId to) const {
   for (const auto& r : rules_)
-    if (r.blocked && matches(r, from, to)) return true;
+    if (r.rule.blocked && matches(r, from, to)) return true;
   return false;
 }
 
 std::uint64_t Network::add_rule(LinkRule rule) {
   rule.id = next_rule_id_++;
-  rules_.push_back(std::move(rule));
-  return rules_.back().id;
+  std::vector<char> from = flags_of(rule.from), to = flags_of(rule.to);
+  rules_.push_back(ActiveRule{std::move(rule), std::move(from), std::move(to)});
+  return rules_.back().rule.id;
 }
 
 void Network::remove_rule(std::uint64_t id) {
   rules_.erase(std::remove_if(rules_.begin(), rules_.end(),
-                              [id](const LinkRule& r) { return r.id == id; }),
+                              [id](const ActiveRule& r) { return r.rule.id == id; }),
                rules_.end());
 }
 
@@ -45,8 +61,9 @@ Network::Route Network::plan_route(ProcessId from, ProcessId to) {
         rng_.below(static_cast<std::uint64_t>(latency_.one_way_jitter.count()) + 1)));
   bool fifo = true;
   int copies = 1;
-  for (const auto& r : rules_) {
-    if (!matches(r, from, to)) continue;
+  for (const auto& active : rules_) {
+    if (!matches(active, from, to)) continue;
+    const LinkRule& r = active.rule;
     if (r.blocked || (r.loss_probability > 0 && rng_.chance(r.loss_probability))) {
       ++dropped_;
       return Route{};
