@@ -262,15 +262,16 @@ class Shrinker {
     // wait for the bound, which then only judges liveness: shortening it would change nothing
     // in the run, only make the saved scenario's liveness check stricter than the input's.
     if (target_ != "liveness") {
-      candidates.clear();
-      for (std::int64_t ms : {1000, 5000, 10000}) {
-        if (!best_.extend_load_for_liveness) break;
-        if (milliseconds(ms) >= best_.liveness_bound) continue;
-        RunConfig c = best_;
-        c.liveness_bound = milliseconds(ms);
-        candidates.push_back(std::move(c));
+      if (best_.extend_load_for_liveness) {
+        candidates.clear();
+        for (std::int64_t ms : {1000, 5000, 10000}) {
+          if (milliseconds(ms) >= best_.liveness_bound) continue;
+          RunConfig c = best_;
+          c.liveness_bound = milliseconds(ms);
+          candidates.push_back(std::move(c));
+        }
+        progress |= try_candidates(candidates, "shorter liveness bound");
       }
-      progress |= try_candidates(candidates, "shorter liveness bound");
       candidates.clear();
       for (std::int64_t ms : {1000, 5000}) {
         if (milliseconds(ms) >= best_.workload.drain_timeout) continue;

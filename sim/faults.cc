@@ -34,9 +34,7 @@ bool is_fault_class(const std::string& name) {
 
 namespace {
 std::int64_t ms(Duration d) { return to_ms(d); }
-}  // namespace
 
-namespace {
 // Every field of the fault but its kind. Assigned one by one: a braced initializer list builds
 // a json array per pair and converts it, which made fault events a visible share of a run.
 void put_fault_fields(const FaultSpec& f, nlohmann::json& j) {
