@@ -180,13 +180,21 @@ HistoryParseResult parse_history_jsonl(std::istream& in) {
   return r;
 }
 
+std::uint64_t fnv1a_64(std::uint64_t hash, std::string_view text) {
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+// Line by line, as write_history_jsonl writes them, without holding the whole text.
 std::uint64_t history_hash(const History& history) {
-  std::ostringstream text;
-  write_history_jsonl(text, history);
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text.str()) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
+  std::uint64_t h = fnv1a_64(kFnv1a64Start, history_header_line(history.header));
+  h = fnv1a_64(h, "\n");
+  for (const auto& e : history.events) {
+    h = fnv1a_64(h, history_event_line(e));
+    h = fnv1a_64(h, "\n");
   }
   return h;
 }

@@ -19,6 +19,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,10 @@ HistoryParseResult parse_history_jsonl(std::istream& in);
 // A 64-bit FNV-1a digest of the JSON Lines text: equal histories have equal hashes on every
 // build type and platform.
 std::uint64_t history_hash(const History& history);
+// The digest history_hash uses, fed in pieces: fnv1a_64(fnv1a_64(kFnv1a64Start, a), b) is the
+// digest of a followed by b, so a caller can hash a prefix once and extend it many times.
+inline constexpr std::uint64_t kFnv1a64Start = 0xcbf29ce484222325ULL;
+std::uint64_t fnv1a_64(std::uint64_t hash, std::string_view text);
 std::string hash_hex(std::uint64_t hash);
 
 }  // namespace lockstep

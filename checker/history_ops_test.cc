@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -48,9 +49,12 @@ struct Run {
   std::string out, err;
 };
 Run run_on(const std::string& text, CheckOptions o = {}) {
+  // ctest runs each test case as a process of its own, in parallel: the pid keeps their files
+  // apart (a shared name would let one case read, or miss, another's file).
   static int n = 0;
   std::string path = (std::filesystem::temp_directory_path() /
-                      ("lockstep_check_test_" + std::to_string(n++) + ".txt"))
+                      ("lockstep_check_test_" + std::to_string(::getpid()) + "_" +
+                       std::to_string(n++) + ".txt"))
                          .string();
   {
     std::ofstream f(path, std::ios::binary);

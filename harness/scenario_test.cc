@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "harness/replay.h"
 #include "harness/run_files.h"
@@ -18,7 +19,9 @@ namespace fs = std::filesystem;
 struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& name) {
-    path = fs::temp_directory_path() / ("lockstep-scenario-test-" + name);
+    // The pid keeps test processes run at once (ctest -j, two build types) apart.
+    path = fs::temp_directory_path() /
+           ("lockstep-scenario-test-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(path);
     fs::create_directories(path);
   }

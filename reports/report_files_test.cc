@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "checker/mutex_checker.h"
 #include "harness/run_files.h"
@@ -20,7 +21,10 @@ namespace fs = std::filesystem;
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct TempDir {
-  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("lockstep-reports-" + name)) {
+  // The pid keeps test processes run at once (ctest -j, two build types) apart.
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("lockstep-reports-" + std::to_string(::getpid()) + "-" + name)) {
     fs::remove_all(path);
     fs::create_directories(path);
   }
