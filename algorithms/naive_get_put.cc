@@ -92,7 +92,8 @@ AlgorithmInfo naive_get_put_info() {
       "the textbook mistake: get the key, put it if absent (two calls); breaks with no fault";
   info.capabilities.blocking = false;
   info.options = {{"lease_ttl_seconds", 0,
-                   "0: the key has no lease; > 0: put it under a lease of this TTL, kept alive"}};
+                   "0: the key has no lease; > 0: put it under a lease of this TTL, kept alive",
+                   0}};
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
     return std::make_unique<NaiveGetPut>(ctx, setup);
   };

@@ -71,6 +71,13 @@ std::optional<std::string> resolve_options(const AlgorithmInfo& info, AlgorithmO
              (names.empty() ? "none" : names) + ")";
     }
   }
+  for (const auto& spec : info.options) {
+    auto given = options.find(spec.name);
+    if (given != options.end() && (given->second < spec.min_value || given->second > spec.max_value))
+      return "option " + spec.name + " of \"" + info.name + "\" must be between " +
+             std::to_string(spec.min_value) + " and " + std::to_string(spec.max_value) + ", not " +
+             std::to_string(given->second);
+  }
   for (const auto& spec : info.options) options.emplace(spec.name, spec.default_value);
   return std::nullopt;
 }

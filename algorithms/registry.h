@@ -21,6 +21,10 @@ struct OptionSpec {
   std::string name;   // e.g. "lease_ttl_seconds"
   std::int64_t default_value = 0;
   std::string description;
+  // The values resolve_options accepts. By default 1 to a year's seconds: a TTL or interval
+  // of 0 or less means nothing (or spins), and a longer one would overflow nanoseconds.
+  std::int64_t min_value = 1;
+  std::int64_t max_value = 31'536'000;
 };
 
 // Option values by name; every declared option is present once resolved.

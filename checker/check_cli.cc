@@ -1,5 +1,7 @@
 #include "checker/check_cli.h"
 
+#include "checker/cli_numbers.h"
+
 namespace lockstep {
 
 void add_check_options(CLI::App& app, CheckOptions& options) {
@@ -15,11 +17,11 @@ void add_check_options(CLI::App& app, CheckOptions& options) {
   app.add_option("--time-budget", options.time_budget_seconds,
                  "seconds before the answer is unknown (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_between(0, 1e7));
   app.add_option("--memory-budget", options.memory_budget_mb,
                  "MiB of search state before the answer is unknown (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_between(0, 1048576));
 }
 
 }  // namespace lockstep

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "checker/input_file.h"
 #include "checker/porcupine_import.h"
 
 namespace lockstep {
@@ -123,11 +124,11 @@ int run_check_command(const CheckOptions& options, std::ostream& out, std::ostre
   if (options.time_budget_seconds < 0 || options.memory_budget_mb < 0)
     return bad(0, "budgets must not be negative");
 
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return bad(0, "cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string content = text.str();
+  std::string content;
+  if (auto read_error = read_input_file(file, content); !read_error.empty()) {
+    err << "lockstep check: " << read_error << "\n";
+    return kExitBadInput;
+  }
   if (content.find_first_not_of(" \t\r\n") == std::string::npos)
     return bad(0, "empty file: expected a history");
   if (!format) {

@@ -59,16 +59,18 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
   auto* cmd = app.add_subcommand("bench", "Print speed figures of the simulator and the checker");
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--seeds", a->seeds, "Standard-scenario seeds to time")
+      ->check(unsigned_integer())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}))
       ->capture_default_str();
   cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")
-      ->check(CLI::Range(1.0, 86400.0))
+      ->check(finite_between(1, 86400))
       ->capture_default_str();
   cmd->add_option("--kv-clients", a->kv_clients, "Clients of the KV load, each with one request in flight")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--checker-data", a->checker_data,
-                  "Porcupine test data for the checker figures (default: the source tree's)");
+                  "Porcupine test data for the checker figures (default: the source tree's)")
+      ->check(non_empty());
   cmd->add_flag("--no-checker", a->no_checker, "Skip the checker figures");
   cmd->callback([&commands, a] { commands.action = [a] { return bench_main(*a); }; });
 }

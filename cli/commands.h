@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "checker/cli_numbers.h"  // finite_between, unsigned_integer, non_empty
+
 namespace lockstep::cli {
 
 constexpr int kExitOk = 0;

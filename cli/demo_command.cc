@@ -166,19 +166,23 @@ void add_demo_command(CLI::App& app, CommandSet& commands) {
       "--time-budget results depend on the machine's speed; --seeds N results are reproducible.");
   cmd->add_option("--out", a->out_dir,
                   "Directory to write (default: lockstep-demo, or the first free of "
-                  "lockstep-demo-2, -3, ...; an existing non-empty DIR is refused without --force)");
+                  "lockstep-demo-2, -3, ...; an existing non-empty DIR is refused without --force)")
+      ->check(non_empty());
   cmd->add_flag("--force", a->force, "Write into an existing --out DIR, replacing the demo's files");
   auto* budget = cmd->add_option("--time-budget", a->time_budget,
                                  "Wall-clock seconds for the whole catalogue (shared out between "
                                  "the algorithms; time a quick failure saves goes to the next)")
-                     ->check(CLI::Range(0.1, 86400.0))
+                     ->check(finite_between(0.1, 86400))
                      ->capture_default_str();
   auto* seeds = cmd->add_option("--seeds", a->seeds,
                                 "Instead of a time budget: this many seeds per algorithm "
                                 "(reproducible)")
+                    ->check(unsigned_integer())
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   seeds->excludes(budget);
-  cmd->add_option("--seed", a->first_seed, "The first seed of every algorithm")->capture_default_str();
+  cmd->add_option("--seed", a->first_seed, "The first seed of every algorithm")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use per failure")
       ->check(CLI::Range(1, 1000000))

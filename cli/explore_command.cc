@@ -37,7 +37,7 @@ struct ExploreArgs {
   int members = 3;
   double duration_seconds = 30;
   std::optional<double> max_fault_seconds;  // unset: max_fault_duration()'s default
-  double liveness_bound_seconds = 0;
+  std::optional<double> liveness_bound_seconds;  // unset: the scenario default
   bool fixed_length = false;
   bool no_shrink = false;
   double shrink_budget_seconds = 60;
@@ -57,7 +57,8 @@ std::string parse_options(const std::vector<std::string>& items, AlgorithmOption
       if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
       const std::int64_t value = std::stoll(item.substr(eq + 1), &used);
       if (used != item.size() - eq - 1) throw std::invalid_argument("");
-      out[item.substr(0, eq)] = value;
+      if (!out.emplace(item.substr(0, eq), value).second)
+        return "--option " + item.substr(0, eq) + " is given twice";
     } catch (...) {
       return "--option must be NAME=INTEGER, not \"" + item + "\"";
     }
@@ -77,14 +78,6 @@ int explore_main(const ExploreArgs& args) {
     std::cerr << "lockstep explore: give exactly one of --seeds N and --time-budget SECONDS\n";
     return kExitBadInput;
   }
-  if (!(args.duration_seconds >= 0.001 && args.duration_seconds <= 86400) ||
-      (args.max_fault_seconds &&
-       !(*args.max_fault_seconds >= 0.001 && *args.max_fault_seconds <= 86400)) ||
-      !(args.liveness_bound_seconds >= 0 && args.liveness_bound_seconds <= 86400)) {
-    std::cerr << "lockstep explore: --duration, --max-fault-duration and --liveness-bound must "
-                 "be between 0.001 and 86400 seconds\n";
-    return kExitBadInput;
-  }
   o.run.clients = args.clients;
   o.run.members = args.members;
   o.run.duration = seconds_to_ms(args.duration_seconds);
@@ -100,7 +93,7 @@ int explore_main(const ExploreArgs& args) {
   // on its resource and liveness, since two holders' beliefs may overlap past a lease.
   if (o.checks.empty())
     if (const AlgorithmInfo* info = find_algorithm(o.run.algorithm)) o.checks = demo_plan(*info).checks;
-  if (args.liveness_bound_seconds > 0) o.liveness_bound = seconds_to_ms(args.liveness_bound_seconds);
+  if (args.liveness_bound_seconds) o.liveness_bound = seconds_to_ms(*args.liveness_bound_seconds);
   o.first_seed = args.first_seed;
   o.seeds = args.seeds;
   o.time_budget_seconds = args.time_budget;
@@ -114,12 +107,17 @@ int explore_main(const ExploreArgs& args) {
   o.shrink_options.max_runs = args.shrink_runs;
 
   const fs::path dir = args.out_dir;
-  for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"})
-    if (!args.force && fs::exists(dir / name)) {
-      std::cerr << "lockstep explore: " << (dir / name).string()
-                << " already exists; choose another --out directory or pass --force\n";
+  if (!args.force) {
+    // Every file explore may write, before any seed runs.
+    std::string taken = run_directory_taken(dir / "failure");
+    for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"})
+      if (taken.empty() && fs::exists(dir / name))
+        taken = (dir / name).string() + " already exists; choose another --out directory or pass --force";
+    if (!taken.empty()) {
+      std::cerr << "lockstep explore: " << taken << "\n";
       return kExitBadInput;
     }
+  }
 
   const bool tty = isatty(STDOUT_FILENO) == 1;
   auto progress = [&](const ExploreProgress& p) {
@@ -238,45 +236,57 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--algorithm", a->algorithm, "Algorithm name (see `lockstep list`)")->required();
   cmd->add_option("--option", a->options, "An algorithm option, NAME=INTEGER (repeatable)");
   auto* seeds = cmd->add_option("--seeds", a->seeds, "How many seeds this shard runs")
+                    ->check(unsigned_integer())
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   auto* budget = cmd->add_option("--time-budget", a->time_budget,
                                  "Run seeds for this many wall-clock seconds")
-                     ->check(CLI::Range(0.001, 1e7));
+                     ->check(finite_between(0.001, 1e7));
   seeds->excludes(budget);
-  cmd->add_option("--first-seed", a->first_seed, "The first seed")->capture_default_str();
+  cmd->add_option("--first-seed", a->first_seed, "The first seed")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", a->shard,
                   "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N)")
       ->capture_default_str();
   cmd->add_option("--faults", a->faults, "Fault classes: a comma list, all or none")
+      ->check(non_empty())
       ->capture_default_str();
   cmd->add_option("--check", a->checks,
                   "Checks to run: mutex, resource, liveness (repeatable or a comma list; "
-                  "default: resource and liveness for a fenced or guarded algorithm, else all)");
+                  "default: resource and liveness for a fenced or guarded algorithm, else all)")
+      ->check(non_empty());
   cmd->add_option("--clients", a->clients, "Clients")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--members", a->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))
       ->capture_default_str();
   cmd->add_option("--duration", a->duration_seconds, "Simulated seconds of load per seed")
+      ->check(finite_between(0.001, 86400))
       ->capture_default_str();
   cmd->add_option_function<double>(
-      "--max-fault-duration", [a](double v) { a->max_fault_seconds = v; },
-      "Longest fault, in simulated seconds (default: 20, or 1.5 lease TTLs when the "
-      "algorithm's lease is longer)");
-  cmd->add_option("--liveness-bound", a->liveness_bound_seconds,
-                  "Seconds after faults heal within which waiters must be served (default: "
-                  "the scenario default)");
+         "--max-fault-duration", [a](double v) { a->max_fault_seconds = v; },
+         "Longest fault, in simulated seconds (default: 20, or 1.5 lease TTLs when the "
+         "algorithm's lease is longer)")
+      ->check(finite_between(0.001, 86400));
+  cmd->add_option_function<double>(
+         "--liveness-bound", [a](double v) { a->liveness_bound_seconds = v; },
+         "Seconds after faults heal within which waiters must be served (default: the lease "
+         "TTL + 20 s, or 60 s for a lock without a lease)")
+      ->check(finite_between(0.001, 86400));
   cmd->add_flag("--fixed-length", a->fixed_length,
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");
   cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
   cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use")
+      ->check(finite_between(0.001, 1e7))
       ->capture_default_str();
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("--out", a->out_dir, "Directory for summary.json and failure.json")->required();
+  cmd->add_option("--out", a->out_dir, "Directory for summary.json and failure.json")
+      ->required()
+      ->check(non_empty());
   cmd->add_flag("--force", a->force, "Overwrite files already in --out");
   cmd->callback([&commands, a] { commands.action = [a] { return explore_main(*a); }; });
 }

@@ -28,6 +28,11 @@ int replay(const ReplayArgs& args) {
     std::cerr << "lockstep replay: " << err << "\n";
     return kExitBadInput;
   }
+  if (!args.out_dir.empty() && !args.force)
+    if (auto err = run_directory_taken(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep replay: " << err << "\n";
+      return kExitBadInput;
+    }
   ReplayOutcome outcome = replay_scenario(scenario);
   for (int i = 1; i < args.runs; ++i) {
     const ReplayOutcome again = replay_scenario(scenario);
@@ -73,7 +78,8 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
       "replay", "Replay a scenario file and check it gives the verdict (and history) it expects");
   cmd->add_option("file", args->file, "Scenario file (lockstep-scenario JSON)")->required();
   cmd->add_option("--out", args->out_dir,
-                  "Directory for history.jsonl, verdict.json and scenario.json");
+                  "Directory for history.jsonl, verdict.json, scenario.json and report.html")
+      ->check(non_empty());
   cmd->add_flag("--force", args->force, "Overwrite files already in --out");
   cmd->add_option("--runs", args->runs,
                   "Replay this many times; every run must give the same history hash")

@@ -11,11 +11,35 @@ namespace {
 struct ReportArgs {
   std::string run_dir;
   std::string out_file;  // default: DIR/report.html
+  bool force = false;
 };
+
+// Why `out` may not be written, or empty. The directory's own report.html is derived from its
+// files, and rewriting it is what `report DIR` is for. Any other existing file (-o) is the
+// user's and needs --force; the run's own files are never written over.
+std::string refuse_output(const std::filesystem::path& dir, const std::filesystem::path& out,
+                          bool explicit_output, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(out, ec);
+  for (const char* name : {"history.jsonl", "verdict.json", "scenario.json"}) {
+    std::error_code ec2;
+    if (!ec && target == fs::weakly_canonical(dir / name, ec2) && !ec2)
+      return out.string() + " is the run's own " + name + "; choose another -o file";
+  }
+  if (fs::is_directory(out, ec)) return out.string() + " is a directory; -o names the report file";
+  if (explicit_output && !force && fs::exists(out, ec))
+    return out.string() + " already exists; choose another -o file or pass --force to overwrite";
+  return {};
+}
 
 int report(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
   const std::filesystem::path out = args.out_file.empty() ? dir / "report.html" : std::filesystem::path(args.out_file);
+  if (auto err = refuse_output(dir, out, !args.out_file.empty(), args.force); !err.empty()) {
+    std::cerr << "lockstep report: " << err << "\n";
+    return kExitBadInput;
+  }
   RunFiles files;
   if (auto err = load_run_files(dir, files); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
@@ -36,7 +60,11 @@ void add_report_command(CLI::App& app, CommandSet& commands) {
   auto* cmd = app.add_subcommand("report", "Write the HTML report of a run directory (history.jsonl, "
                                            "verdict.json, scenario.json)");
   cmd->add_option("DIR", args->run_dir, "The run directory (lockstep run --out DIR)")->required();
-  cmd->add_option("-o,--output", args->out_file, "Where to write the report (default: DIR/report.html)");
+  cmd->add_option("-o,--output", args->out_file,
+                  "Where to write the report (default: DIR/report.html, rewritten); an existing "
+                  "file is refused without --force")
+      ->check(non_empty());
+  cmd->add_flag("--force", args->force, "Overwrite an existing -o file");
   cmd->callback([&commands, args] { commands.action = [args] { return report(*args); }; });
 }
 

@@ -50,10 +50,6 @@ std::string etcd_only_options_given(const RunArgs& args) {
 }
 
 int run(const RunArgs& args) {
-  if (!(args.duration_seconds > 0) || args.duration_seconds > 86400) {
-    std::cerr << "lockstep run: --duration must be between 0 and 86400 seconds\n";
-    return kExitBadInput;
-  }
   RunRequest request;
   request.algorithm = args.algorithm;
   request.seed = args.seed;
@@ -82,6 +78,11 @@ int run(const RunArgs& args) {
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
+  if (!args.out_dir.empty() && !args.force)
+    if (auto err = run_directory_taken(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: " << err << "\n";
+      return kExitBadInput;
+    }
   RunResult result = run_simulation(config);
   std::cout << verdict_text(config, result);
   if (!args.out_dir.empty()) {
@@ -105,24 +106,28 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--algorithm", args->algorithm, "Algorithm name (see `lockstep list`)")
       ->required();
   cmd->add_option("--seed", args->seed, "Seed deciding every delay and fault")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--clients", args->clients, "Number of clients")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   cmd->add_option("--duration", args->duration_seconds,
                   "Simulated seconds during which clients start lock cycles")
+      ->check(finite_between(0.001, 86400))
       ->capture_default_str();
   cmd->add_option("--members", args->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))
       ->capture_default_str();
   cmd->add_option("--faults", args->faults,
                   "Fault classes to draw a random schedule from: a comma list, all or none")
+      ->check(non_empty())
       ->capture_default_str();
   cmd->add_flag("--fixed-length", args->fixed_length,
                 "Stop the load after --duration even when faults heal late (by default it goes "
                 "on until liveness can be judged after the last fault)");
   cmd->add_option("--out", args->out_dir,
-                  "Directory for history.jsonl, verdict.json and scenario.json");
+                  "Directory for history.jsonl, verdict.json, scenario.json and report.html")
+      ->check(non_empty());
   cmd->add_flag("--force", args->force, "Overwrite files already in --out");
   cmd->add_option("--backend", args->backend,
                   "sim: the simulated cluster; etcd: a real etcd (see docs/real-etcd.md)")
@@ -130,10 +135,12 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--endpoints", args->endpoints,
                   "With --backend etcd: host:port,... of an existing cluster (default: start a "
-                  "local cluster of --members members)");
+                  "local cluster of --members members)")
+      ->check(non_empty());
   cmd->add_option("--etcd-bin", args->etcd_bin,
                   "With --backend etcd: the etcd binary for the local cluster (default: etcd "
-                  "from PATH)");
+                  "from PATH)")
+      ->check(non_empty());
   cmd->add_flag("--allow-remote", args->allow_remote,
                 "With --endpoints: allow endpoints that are not on this machine");
   cmd->add_option("--cacert", args->security.cacert,

@@ -39,18 +39,24 @@ namespace {
 
 constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
+constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json"};
+
+// Empty when none of the files a real run writes exists in `dir`.
+std::string real_files_taken(const std::filesystem::path& dir) {
+  for (const char* name : kRealRunFiles)
+    if (std::filesystem::exists(dir / name))
+      return (dir / name).string() +
+             " already exists; choose another --out directory or pass --force to overwrite";
+  return {};
+}
+
 std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
                              const RealRunOutcome& outcome, bool overwrite) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
-  const char* names[] = {"history.jsonl", "verdict.json"};
-  if (!overwrite) {
-    for (const char* name : names)
-      if (std::filesystem::exists(dir / name))
-        return (dir / name).string() +
-               " already exists; choose another --out directory or pass --force to overwrite";
-  }
+  if (!overwrite)
+    if (auto err = real_files_taken(dir); !err.empty()) return err;
   auto write = [&](const char* name, const std::string& text) -> std::string {
     std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
     out << text;
@@ -75,6 +81,17 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
 }  // namespace
 
 int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_args) {
+  if (!args.endpoints.empty() && !args.etcd_bin.empty()) {
+    std::cerr << "lockstep run: --etcd-bin names the binary of a local cluster; with --endpoints "
+                 "no cluster is started (give one of them)\n";
+    return kExitBadInput;
+  }
+  // Before the cluster starts: a refusal after the run would lose it.
+  if (!args.out_dir.empty() && !args.force)
+    if (auto err = real_files_taken(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: " << err << "\n";
+      return kExitBadInput;
+    }
   RealBackendOptions backend;
   backend.endpoints = args.endpoints;
   backend.allow_remote = args.allow_remote;

@@ -67,9 +67,12 @@ void add_shrink_command(CLI::App& app, CommandSet& commands) {
   auto a = std::make_shared<ShrinkArgs>();
   auto* cmd = app.add_subcommand("shrink", "Shrink a failing scenario to a smaller one that fails the same way");
   cmd->add_option("file", a->file, "The failing scenario file")->required();
-  cmd->add_option("--out", a->out_file, "Where to write the shrunk scenario")->required();
+  cmd->add_option("--out", a->out_file, "Where to write the shrunk scenario")
+      ->required()
+      ->check(non_empty());
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--budget", a->budget_seconds, "Wall-clock seconds the shrinker may use")
+      ->check(finite_between(0.001, 1e7))
       ->capture_default_str();
   cmd->add_option("--max-runs", a->max_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))

@@ -165,22 +165,27 @@ std::vector<sim::FaultSpec> generate_faults(Rng rng, const FaultGenOptions& o) {
 
 std::optional<std::string> parse_fault_classes(const std::string& text, std::set<std::string>& out) {
   out.clear();
+  // "all" and "none" stand alone: "all,none" or "none,pause" says two things at once.
+  if (text == "none") return std::nullopt;
+  if (text == "all") {
+    for (const auto& c : sim::fault_catalogue()) out.insert(c.name);
+    return std::nullopt;
+  }
+  const std::string quoted = "fault classes \"" + text + "\": ";
+  if (text.empty()) return quoted + "expected a comma list of fault classes, all or none";
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    if (item == "none") continue;
-    if (item == "all") {
-      for (const auto& c : sim::fault_catalogue()) out.insert(c.name);
-      continue;
-    }
+    if (item.empty()) return quoted + "an empty item (two commas, or one at an end)";
+    if (item == "all" || item == "none") return quoted + "\"" + item + "\" must stand alone";
     if (!sim::is_fault_class(item)) {
       std::string names;
       for (const auto& c : sim::fault_catalogue()) names += std::string(names.empty() ? "" : ", ") + c.name;
       return "unknown fault class \"" + item + "\" (known: " + names + ", all, none)";
     }
-    out.insert(item);
+    if (!out.insert(item).second) return quoted + "\"" + item + "\" is given twice";
   }
+  if (text.back() == ',') return quoted + "an empty item (two commas, or one at an end)";
   return std::nullopt;
 }
 

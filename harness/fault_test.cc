@@ -44,6 +44,21 @@ TEST_CASE("the faults option accepts lists and all and none and names an unknown
   REQUIRE(err->find("gremlins") != std::string::npos);
 }
 
+TEST_CASE("the faults option refuses a list that says two things or nothing") {
+  std::set<std::string> classes;
+  const std::pair<const char*, const char*> bad[] = {
+      {"all,none", "must stand alone"},  {"none,pause", "must stand alone"},
+      {"pause,all", "must stand alone"}, {"pause,,crash", "empty item"},
+      {"pause,", "empty item"},          {",pause", "empty item"},
+      {"", "expected a comma list"},     {"pause,crash,pause", "given twice"}};
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    const auto err = parse_fault_classes(text, classes);
+    REQUIRE(err);
+    CHECK(err->find(why) != std::string::npos);
+  }
+}
+
 TEST_CASE("a fault schedule is a pure function of the seed and respects the duration cap") {
   FaultGenOptions o;
   for (const auto& c : sim::fault_catalogue()) o.classes.insert(c.name);

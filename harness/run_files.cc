@@ -78,6 +78,14 @@ std::string verdict_text(const RunConfig& config, const RunResult& result,
   return s.str();
 }
 
+std::string run_directory_taken(const std::filesystem::path& dir) {
+  for (const char* name : kRunDirectoryFiles)
+    if (std::filesystem::exists(dir / name))
+      return (dir / name).string() +
+             " already exists; choose another --out directory or pass --force to overwrite";
+  return {};
+}
+
 std::string write_run_directory(const std::filesystem::path& dir, const RunConfig& config,
                                 const RunResult& result, bool overwrite) {
   Scenario s;
@@ -93,13 +101,8 @@ std::string write_run_directory(const std::filesystem::path& dir, const Scenario
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
-  const char* names[] = {"history.jsonl", "verdict.json", "scenario.json"};
-  if (!overwrite) {
-    for (const char* name : names)
-      if (std::filesystem::exists(dir / name))
-        return (dir / name).string() +
-               " already exists; choose another --out directory or pass --force to overwrite";
-  }
+  if (!overwrite)
+    if (auto err = run_directory_taken(dir); !err.empty()) return err;
   auto write = [&](const char* name, const std::string& text) -> std::string {
     const auto path = dir / name;
     const auto tmp = dir / (std::string(name) + ".tmp");

@@ -26,7 +26,16 @@ nlohmann::json verdict_to_json(const RunConfig& config, const RunResult& result)
 // The `lockstep run` line that reproduces a config expanded from a RunRequest.
 std::string replay_command(const RunConfig& config);
 
-// Returns an error message, or empty on success.
+// The files of a run directory: the three write_run_directory writes, and report.html, which
+// the CLI writes next to them (reports/).
+inline constexpr const char* kRunDirectoryFiles[] = {"history.jsonl", "verdict.json",
+                                                     "scenario.json", "report.html"};
+// Empty when none of kRunDirectoryFiles exists in `dir`; else a message naming the first that
+// does. Callers check before writing anything, so that a refusal leaves no files half written.
+std::string run_directory_taken(const std::filesystem::path& dir);
+
+// Returns an error message, or empty on success. Unless `overwrite`, refuses (writing nothing)
+// when run_directory_taken(dir).
 std::string write_run_directory(const std::filesystem::path& dir, const Scenario& scenario,
                                 const RunResult& result, bool overwrite);
 std::string write_run_directory(const std::filesystem::path& dir, const RunConfig& config,

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "checker/input_file.h"
 #include "harness/checks.h"
 #include "harness/json_layout.h"
 #include "harness/sim_runner.h"
@@ -568,26 +569,47 @@ std::string run_config_from_json(const nlohmann::json& j, const std::string& sou
   return err;
 }
 
+namespace {
+
+// nlohmann keeps the last of two equal keys in an object; a scenario with "seed" twice says two
+// things, so the reader refuses it instead (the parser's callback sees every key).
+struct DuplicateKey {
+  std::string key;
+};
+
+}  // namespace
+
 std::string scenario_from_text(const std::string& text, const std::string& source,
                                Scenario& out) {
   nlohmann::json j;
+  std::vector<std::set<std::string>> keys_per_open_object;
+  const nlohmann::json::parser_callback_t refuse_duplicate_keys =
+      [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        if (event == E::object_start) keys_per_open_object.emplace_back();
+        if (event == E::object_end) keys_per_open_object.pop_back();
+        if (event == E::key && !keys_per_open_object.back().insert(parsed.get<std::string>()).second)
+          throw DuplicateKey{parsed.get<std::string>()};
+        return true;
+      };
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(text, refuse_duplicate_keys);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
     if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     return source + ": not valid JSON: " + what;
+  } catch (const DuplicateKey& d) {
+    return source + ": the key \"" + escape_bytes(d.key) +
+           "\" appears twice in one object (which one is meant?)";
   }
   return scenario_from_json(j, source, out);
 }
 
 std::string load_scenario_file(const std::filesystem::path& path, Scenario& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return path.string() + ": cannot read the file";
-  std::stringstream text;
-  text << in.rdbuf();
-  return scenario_from_text(text.str(), path.string(), out);
+  std::string text;
+  if (auto err = read_input_file(path, text); !err.empty()) return err;
+  return scenario_from_text(text, path.string(), out);
 }
 
 std::string save_scenario_file(const std::filesystem::path& path, const Scenario& scenario,

@@ -186,6 +186,27 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
                          {"targets", {"client-0"}}}};
        },
        "scenario.json: faults[0]: start_ms + duration_ms: expected at most 86400000"},
+      // A clock a million times fast made the run's timers fire without end.
+      {[](J& j) {
+         j["faults"] = {{{"kind", "clock"}, {"start_ms", 5}, {"duration_ms", 10},
+                         {"targets", {"member-0"}}, {"rate_ppm", 1'000'000'000'000},
+                         {"clock", "both"}}};
+       },
+       "scenario.json: faults[0]: field \"rate_ppm\" must be between 0 (unchanged) and 100000000"},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "compaction"}, {"start_ms", 5}, {"duration_ms", 500},
+                         {"revision", 3}}};
+       },
+       "scenario.json: faults[0]: field \"duration_ms\" must be 0: a compaction fault is instant"},
+      {[](J& j) {
+         j["faults"] = {{{"kind", "delay"}, {"start_ms", 5}, {"duration_ms", 10},
+                         {"from", {"client-0"}}, {"to", J::array()}, {"symmetric", true},
+                         {"amount_ms", -50}}};
+       },
+       "scenario.json: faults[0]: field \"amount_ms\" must not be negative"},
+      {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = -5; },
+       "scenario.json: algorithm.options: option lease_ttl_seconds of \"etcd-mutex\" must be "
+       "between 1 and 31536000, not -5"},
   };
   for (const auto& c : cases) {
     const std::string err = error_after(c.edit);
@@ -234,8 +255,19 @@ TEST_CASE("a scenario file is written readably - refuses to overwrite - and read
 TEST_CASE("unreadable and malformed files get a message naming the file") {
   TempDir dir("bad");
   Scenario s;
-  REQUIRE(load_scenario_file(dir.path / "missing.json", s).find("missing.json: cannot read") !=
+  REQUIRE(load_scenario_file(dir.path / "missing.json", s).find("missing.json: no such file") !=
           std::string::npos);
+  REQUIRE(load_scenario_file(dir.path, s).find(": is a directory") != std::string::npos);
+  // A device never ends: it is refused before reading (this once filled memory).
+  REQUIRE(load_scenario_file("/dev/zero", s) ==
+          "/dev/zero: not a regular file (a device or socket cannot be read as input)");
+  // Two equal keys in one object say two things; nlohmann would keep the last silently.
+  const std::string twice =
+      scenario_from_text("{\"format\": \"lockstep-scenario\", \"seed\": 1, \"seed\": 7}", "twice.json", s);
+  REQUIRE(twice == "twice.json: the key \"seed\" appears twice in one object (which one is meant?)");
+  // Equal keys in different objects are fine (they fail later for other reasons, not this).
+  REQUIRE(scenario_from_text("{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}", "apart.json", s)
+              .find("appears twice") == std::string::npos);
   std::ofstream(dir.path / "broken.json") << "{\"format\": \"lockstep-scenario\",\n  \"seed\": }";
   const std::string err = load_scenario_file(dir.path / "broken.json", s);
   INFO(err);

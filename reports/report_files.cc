@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checker/input_file.h"
 #include "reports/explain.h"
 #include "reports/html_report.h"
 
@@ -12,15 +13,10 @@ namespace {
 
 std::string read_file(const std::filesystem::path& path, std::string& text) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
+  if (!std::filesystem::exists(path, ec))
     return path.string() + ": no such file (expected a lockstep run directory with history.jsonl, "
                            "verdict.json and scenario.json)";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return path.string() + ": cannot open for reading";
-  std::ostringstream s;
-  s << in.rdbuf();
-  text = s.str();
-  return {};
+  return read_input_file(path, text);
 }
 
 // nlohmann reports a byte offset; people want a line.

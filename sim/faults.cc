@@ -113,8 +113,16 @@ std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& f
     f.probability = j["probability"].get<double>();
     if (f.probability < 0 || f.probability > 1) return "field \"probability\" must be between 0 and 1";
   }
+  if ((f.kind == "leader-change" || f.kind == "compaction") && duration_ms != 0)
+    return "field \"duration_ms\" must be 0: a " + f.kind + " fault is instant";
+  if (amount_ms < 0 && f.kind != "clock")
+    return "field \"amount_ms\" must not be negative (only a clock's jump may go back)";
   if (auto e = integer("rate_ppm", f.rate_ppm, false)) return e;
-  if (f.rate_ppm < 0) return "field \"rate_ppm\" must not be negative";
+  // A clock 100 times fast already makes every timer fire 100 times as often; faster ones
+  // would only grow the run without end.
+  if (f.rate_ppm < 0 || f.rate_ppm > kMaxClockRatePpm)
+    return "field \"rate_ppm\" must be between 0 (unchanged) and " +
+           std::to_string(kMaxClockRatePpm) + " (a clock 100 times fast; 1000000 is nominal)";
   if (auto e = integer("revision", f.revision, false)) return e;
   if (j.contains("clock")) {
     if (!j["clock"].is_string()) return "field \"clock\" must be \"monotonic\", \"wall\" or \"both\"";

@@ -33,6 +33,9 @@ struct FaultClass {
 const std::vector<FaultClass>& fault_catalogue();
 bool is_fault_class(const std::string& name);
 
+// The fastest clock a clock fault may set: 100 times nominal (1000000 ppm).
+constexpr std::int64_t kMaxClockRatePpm = 100'000'000;
+
 struct FaultSpec {
   std::string kind;                   // a fault class name
   Duration start{0};                  // since the run's start, true time

@@ -1,0 +1,63 @@
+// CLI11 validators for what a user types on the command line. CLI::Range lets NaN through
+// (every comparison with NaN is false: `--time-budget nan` then ran for ever) and names its
+// bounds with 17 digits; strtoull, which CLI11 converts unsigned options with, turns "-1" into
+// 2^64-1 and clamps a larger number to it. These refuse all of that with a plain message.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace lockstep {
+
+// A finite number in [min, max].
+inline CLI::Validator finite_between(double min, double max) {
+  auto show = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  const std::string range = "between " + show(min) + " and " + show(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        double value = 0;
+        try {
+          std::size_t used = 0;
+          value = std::stod(text, &used);
+          if (used != text.size()) return "expected a number " + range + ", not \"" + text + "\"";
+        } catch (const std::exception&) {
+          return "expected a number " + range + ", not \"" + text + "\"";
+        }
+        if (!std::isfinite(value) || value < min || value > max)
+          return "must be " + range + ", not " + text;
+        return {};
+      },
+      "NUMBER in [" + show(min) + ", " + show(max) + "]");
+}
+
+// Decimal digits only, at most 2^64-1 (a seed: "-1" does not wrap, a longer number is not
+// clamped).
+inline CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc() || ptr != end)
+          return "expected an integer from 0 to 18446744073709551615, not \"" + text + "\"";
+        return {};
+      },
+      "UINT64");
+}
+
+// Refuses an empty value (`--out ""` would otherwise mean "not given").
+inline CLI::Validator non_empty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; },
+      "");
+}
+
+}  // namespace lockstep

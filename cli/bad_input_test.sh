@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# bad_input_test.sh LOCKSTEP SCENARIO: bad input on the command line gets one message naming
+# what is wrong and exit 2, within seconds (no hang, no run that ignores the value), and
+# nothing the user wrote is written over. Each case here once did otherwise: NaN budgets ran
+# for ever, seeds wrapped, a device was read until memory ran out, `report -o` replaced any
+# file, and a refused run left three of its four files behind.
+set -euo pipefail
+lockstep="$1"
+scenario="$2"  # a scenario that replays quickly
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# refused EXPECTED_TEXT ARGS...: lockstep ARGS exits 2 within 60 s, saying EXPECTED_TEXT.
+refused() {
+  local expected="$1" code=0
+  shift
+  timeout 60 "$lockstep" "$@" > out.txt 2> err.txt || code=$?
+  [ "$code" -eq 2 ] || fail "lockstep $* exited $code, expected 2 (stderr: $(head -c 300 err.txt))"
+  grep -qF -- "$expected" err.txt || fail "lockstep $*: stderr lacks '$expected': $(head -c 300 err.txt)"
+}
+
+# Numbers: NaN, infinities, out of range, wrapped or clamped.
+refused "--time-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --time-budget nan --out x
+refused "--time-budget: must be between 0.1 and 86400, not nan" demo --time-budget nan --out x
+refused "--kv-seconds: must be between 1 and 86400, not nan" bench --kv-seconds nan
+refused "--budget: must be between 0.001 and 1e+07, not 1e10" shrink "$scenario" --out x.json --budget 1e10
+refused "--budget: must be between 0.001 and 1e+07, not -1" shrink "$scenario" --out x.json --budget -1
+refused "--shrink-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x
+refused "--time-budget: must be between 0 and 1e+07, not nan" check "$scenario" --time-budget nan
+refused "--memory-budget: must be between 0 and 1.04858e+06, not -1" check "$scenario" --memory-budget -1
+refused "--liveness-bound: must be between 0.001 and 86400, not 0" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 0 --out x
+refused "--liveness-bound: must be between 0.001 and 86400, not 0.0001" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 0.0001 --out x
+refused "--duration: must be between 0.001 and 86400, not 0" run --algorithm etcd-mutex --duration 0
+refused "--seed: expected an integer from 0 to 18446744073709551615, not \"-1\"" run --algorithm etcd-mutex --seed -1
+refused "--seed: expected an integer from 0 to 18446744073709551615, not \"18446744073709551616\"" run --algorithm etcd-mutex --seed 18446744073709551616
+refused "--first-seed: expected an integer" explore --algorithm etcd-mutex --seeds 1 --first-seed -1 --out x
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 31536000, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
+refused "--option lease_ttl_seconds is given twice" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=5 --option lease_ttl_seconds=7 --out x
+
+# Empty or contradictory values.
+refused "--out: must not be empty" run --algorithm etcd-mutex --out ""
+refused "--out: must not be empty" replay "$scenario" --out ""
+refused "--faults: must not be empty" run --algorithm etcd-mutex --faults ""
+refused "\"all\" must stand alone" run --algorithm etcd-mutex --faults all,none
+refused "an empty item" run --algorithm etcd-mutex --faults pause,,crash
+refused "--check: must not be empty" explore --algorithm etcd-mutex --seeds 1 --check "" --out x
+refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
+
+# Input files that are not files.
+refused "/dev/zero: not a regular file" check /dev/zero
+refused "/dev/zero: not a regular file" replay /dev/zero
+refused "/dev/zero: not a regular file" shrink /dev/zero --out x.json
+mkdir adir
+refused "adir: is a directory" replay adir
+refused "adir: is a directory" check adir
+[ ! -e x ] && [ ! -e x.json ] || fail "a refused command wrote its output"
+
+# Nothing the user wrote is written over.
+timeout 120 "$lockstep" replay "$scenario" --out run > /dev/null || fail "replay --out run failed"
+cp run/history.jsonl history.before
+echo "mine" > mine.html
+refused "mine.html already exists" report run -o mine.html
+[ "$(cat mine.html)" = mine ] || fail "report -o replaced an existing file"
+refused "is the run's own history.jsonl" report run -o run/history.jsonl
+refused "is the run's own history.jsonl" report run -o run/history.jsonl --force
+cmp -s run/history.jsonl history.before || fail "report -o wrote over the run's history"
+timeout 60 "$lockstep" report run -o mine.html --force > /dev/null || fail "report -o --force failed"
+grep -q "<html" mine.html || fail "report -o --force wrote no report"
+timeout 60 "$lockstep" report run > /dev/null || fail "report DIR could not rewrite its own report.html"
+
+# A run refused for one taken file writes none of the others.
+mkdir taken
+echo "mine" > taken/report.html
+refused "taken/report.html already exists" run --algorithm etcd-mutex --duration 1 --out taken
+refused "taken/report.html already exists" replay "$scenario" --out taken
+[ "$(ls taken)" = report.html ] || fail "a refused run wrote into taken/: $(ls taken)"
+mkdir -p explored/failure
+echo "mine" > explored/failure/history.jsonl
+refused "explored/failure/history.jsonl already exists" explore --algorithm naive-get-put --seeds 1 --jobs 1 --out explored
+[ "$(ls explored)" = failure ] || fail "a refused explore wrote into explored/: $(ls explored)"
+echo "bad input: every case refused with its message"
