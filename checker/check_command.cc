@@ -49,10 +49,8 @@ LoadResult load_history(std::istream& in, HistoryFormat format) {
       r.error = parsed.error;
       return r;
     }
-    r.loaded = LoadedHistory{std::move(*parsed.history), {}};
-    // The JSONL parser numbers events from 0 in order; name them by line where that is exact:
-    // the header is line 1 and, with no blank lines, event i is on line i + 2. LinearizabilityWitness labels
-    // use "event i" otherwise, which is always exact.
+    // Errors found past parsing (a bad argument of an operation) name the event's line.
+    r.loaded = LoadedHistory{std::move(*parsed.history), std::move(parsed.event_lines)};
     return r;
   }
   ImportResult imp = format == HistoryFormat::porcupine_etcd ? import_jepsen_etcd_log(in)

@@ -129,8 +129,13 @@ HistoryParseResult parse_history_jsonl(std::istream& in) {
   std::string line;
   std::int64_t line_no = 0;
   bool saw_header = false;
-  // Per process: the line of its outstanding invoke, if any.
-  std::map<std::string, std::int64_t> open_invoke_line;
+  std::vector<std::int64_t> event_lines;
+  // Per process: its outstanding invoke, if any.
+  struct OpenInvoke {
+    std::int64_t line;
+    std::string op;
+  };
+  std::map<std::string, OpenInvoke> open_invokes;
   std::int64_t previous_true_ns = INT64_MIN;
   while (std::getline(in, line)) {
     ++line_no;
@@ -161,22 +166,33 @@ HistoryParseResult parse_history_jsonl(std::istream& in) {
       return fail_at(line_no, "field \"true_ns\" goes backwards: events must be in true-time order");
     previous_true_ns = e.true_ns;
     if (e.kind == EventKind::invoke) {
-      if (auto it = open_invoke_line.find(e.process); it != open_invoke_line.end())
+      if (auto it = open_invokes.find(e.process); it != open_invokes.end())
         return fail_at(line_no, "process \"" + e.process +
                                     "\" invokes while its operation from line " +
-                                    std::to_string(it->second) + " is still open");
-      open_invoke_line[e.process] = line_no;
+                                    std::to_string(it->second.line) + " is still open");
+      open_invokes[e.process] = {line_no, e.op};
     } else if (e.is_completion()) {
-      if (open_invoke_line.erase(e.process) == 0)
+      auto it = open_invokes.find(e.process);
+      if (it == open_invokes.end())
         return fail_at(line_no, "a completion (" + std::string(event_kind_name(e.kind)) +
                                     ") for process \"" + e.process +
                                     "\" with no open invoke");
+      if (it->second.op != e.op)
+        return fail_at(line_no, "a completion (" + std::string(event_kind_name(e.kind)) +
+                                    ") of \"" + escape_bytes(e.op) + "\" for process \"" +
+                                    e.process + "\" whose open invoke (line " +
+                                    std::to_string(it->second.line) + ") is \"" +
+                                    escape_bytes(it->second.op) +
+                                    "\": a completion repeats its invoke's op");
+      open_invokes.erase(it);
     }
+    event_lines.push_back(line_no);
     history.events.push_back(std::move(e));
   }
   if (!saw_header) return fail_at(0, "empty file: expected a lockstep history header line");
   HistoryParseResult r;
   r.history = std::move(history);
+  r.event_lines = std::move(event_lines);
   return r;
 }
 

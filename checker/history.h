@@ -72,6 +72,7 @@ struct HistoryParseError {
 struct HistoryParseResult {
   std::optional<History> history;
   std::optional<HistoryParseError> error;
+  std::vector<std::int64_t> event_lines;  // with a history: the input line of each event
 };
 HistoryParseResult parse_history_jsonl(std::istream& in);
 

@@ -62,7 +62,10 @@ PartitionsResult collect(const History& h, M model, const std::set<std::string>&
     ModelOp<M> op;
     Conversion c = convert(h.events[inv], done, op);
     if (!c.error.empty()) {
-      std::size_t at = done ? static_cast<std::size_t>(done->index) : inv;
+      // Every message starts with the field it is about: result.* is in the completion,
+      // args.* in the invoke. Name the line that holds it.
+      const bool in_result = done && c.error.rfind("result", 0) == 0;
+      const std::size_t at = in_result ? static_cast<std::size_t>(done->index) : inv;
       result.error = HistoryParseError{line_of(at), c.error};
       return false;
     }

@@ -110,7 +110,8 @@ TEST_CASE("mutex histories: a double hold is reported with a witness") {
   }));
   CHECK(r.code == 1);
   CHECK(r.out.find("verdict: not linearizable") != std::string::npos);
-  CHECK(r.out.find("event 2 (process c2): acquire by 2") != std::string::npos);
+  // The witness names operations by their line: the header is line 1, event 2 is line 4.
+  CHECK(r.out.find("line 4 (process c2): acquire by 2") != std::string::npos);
   CHECK(r.out.find("state after the prefix: held by 1") != std::string::npos);
 }
 
@@ -133,11 +134,24 @@ TEST_CASE("fenced mutex: detected from tokens - strings accepted as integers") {
 
 TEST_CASE("malformed operations name the line and what was expected") {
   auto r = run_on(jsonl({
-      {"c1", "invoke", "write", {{"value", "x"}}, {}, 0},
-      {"c1", "ok", "write", {}, {}, 1},
+      {"c0", "invoke", "write", {{"value", 1}}, {}, 0},
+      {"c0", "ok", "write", {}, {}, 1},
+      {"c1", "invoke", "write", {{"value", "x"}}, {}, 2},
+      {"c1", "ok", "write", {}, {}, 3},
   }));
   CHECK(r.code == 2);
+  INFO(r.err);
+  // The bad write is the file's 4th line (after the header and c0's two), not its event index.
+  CHECK(r.err.find(".txt:4: ") != std::string::npos);
   CHECK(r.err.find("args.value: expected an integer") != std::string::npos);
+  // A completion repeats its invoke's op: an acquire closed by a release is refused.
+  auto crossed = run_on(jsonl({
+      {"c1", "invoke", "acquire", {}, {}, 0},
+      {"c1", "ok", "release", {}, {}, 1},
+  }));
+  CHECK(crossed.code == 2);
+  CHECK(crossed.err.find(".txt:3: a completion (ok) of \"release\" for process \"c1\" whose open "
+                         "invoke (line 2) is \"acquire\"") != std::string::npos);
   auto bad_json = run_on("{\"format\": \"lockstep-history\", \"version\": 1}\n{\"index\": 0,");
   CHECK(bad_json.code == 2);
   CHECK(bad_json.err.find(":2:") != std::string::npos);

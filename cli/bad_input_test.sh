@@ -47,6 +47,9 @@ refused "\"all\" must stand alone" run --algorithm etcd-mutex --faults all,none
 refused "an empty item" run --algorithm etcd-mutex --faults pause,,crash
 refused "--check: must not be empty" explore --algorithm etcd-mutex --seeds 1 --check "" --out x
 refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
+refused "etcd binary '/tmp' not found (not an executable file)" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+
+refused "unknown command \"bogus\"" bogus
 
 # Input files that are not files.
 refused "/dev/zero: not a regular file" check /dev/zero

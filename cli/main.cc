@@ -13,6 +13,21 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   lockstep::cli::CommandSet commands;
   lockstep::cli::register_commands(app, commands);
+  // CLI11 answers an unknown first word with "A subcommand is required", which does not say
+  // what was wrong: name the word and the commands there are.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known = known || sub->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "lockstep: unknown command \"" << argv[1] << "\" (commands: " << names
+                << "; see lockstep --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

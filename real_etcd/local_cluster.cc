@@ -42,8 +42,13 @@ Result<std::string> find_binary(const std::string& requested) {
                  "etcd binary '" + name + "' not found " + where +
                      "; install it with `apt-get install etcd-server` or give its path");
   };
+  // access(X_OK) also holds for a directory, which exec then refuses with no log to show.
+  auto executable_file = [](const std::string& candidate) {
+    std::error_code ec;
+    return fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0;
+  };
   if (name.find('/') != std::string::npos) {
-    if (::access(name.c_str(), X_OK) == 0) return name;
+    if (executable_file(name)) return name;
     return missing("(not an executable file)");
   }
   const char* path = std::getenv("PATH");
@@ -52,7 +57,7 @@ Result<std::string> find_binary(const std::string& requested) {
   while (std::getline(dirs, dir, ':')) {
     if (dir.empty()) continue;
     const std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (executable_file(candidate)) return candidate;
   }
   return missing("in PATH");
 }

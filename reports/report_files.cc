@@ -55,8 +55,13 @@ std::string validate_verdict(const std::filesystem::path& path, const nlohmann::
       if (c.contains(name) && !c[name].is_object())
         return where + "field " + field + "." + name + ": expected an object";
   }
-  for (const char* name : {"replay", "verdict"})
+  for (const char* name : {"replay", "verdict", "history_hash"})
     if (v.contains(name) && !v[name].is_string()) return where + "field " + name + ": expected a string";
+  if (v.contains("verdict")) {
+    const std::string verdict = v["verdict"].get<std::string>();
+    if (verdict != "ok" && verdict != "violated" && verdict != "unknown")
+      return where + "field verdict: expected ok, violated or unknown, got \"" + verdict + "\"";
+  }
   return {};
 }
 
@@ -77,6 +82,15 @@ std::string load_run_files(const std::filesystem::path& run_dir, RunFiles& out) 
   const auto verdict_path = run_dir / "verdict.json";
   if (auto err = parse_json_file(verdict_path, out.verdict); !err.empty()) return err;
   if (auto err = validate_verdict(verdict_path, out.verdict); !err.empty()) return err;
+  // The verdict names the history it judged: a history from another run would be reported
+  // under a verdict that is not about it.
+  if (out.verdict.contains("history_hash")) {
+    const std::string judged = out.verdict["history_hash"].get<std::string>();
+    const std::string actual = hash_hex(history_hash(out.history));
+    if (judged != actual)
+      return verdict_path.string() + ": field history_hash: " + judged + " is not the hash of " +
+             history_path.string() + " (" + actual + "): the two files come from different runs";
+  }
   if (auto err = parse_json_file(run_dir / "scenario.json", out.scenario); !err.empty()) return err;
   return {};
 }

@@ -161,6 +161,26 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     CHECK(write_report(d, d / "r.html") ==
           (d / "verdict.json").string() + ": field checks[0].summary: expected a string");
   }
+  SECTION("a verdict that is not ok, violated or unknown") {
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    v["verdict"] = "maybe";
+    write_text(d / "verdict.json", v.dump());
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": field verdict: expected ok, violated or unknown, got \"maybe\"");
+  }
+  SECTION("a verdict of another run's history") {
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    const History h = reports_test::paused_holder_history();
+    v["history_hash"] = hash_hex(history_hash(h));  // the right one is accepted
+    write_text(d / "verdict.json", v.dump());
+    REQUIRE(write_report(d, d / "r.html") == "");
+    v["history_hash"] = "0123456789abcdef";
+    write_text(d / "verdict.json", v.dump());
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": field history_hash: 0123456789abcdef is not the hash of " +
+              (d / "history.jsonl").string() + " (" + hash_hex(history_hash(h)) +
+              "): the two files come from different runs");
+  }
   SECTION("a missing scenario.json") {
     fs::remove(d / "scenario.json");
     CHECK(contains(write_report(d, d / "r.html"), (d / "scenario.json").string() + ": no such file"));
