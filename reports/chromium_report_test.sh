@@ -23,7 +23,8 @@ status=$?
 set -e
 [[ $status -eq 1 ]] || fail "lockstep run should report a violation (exit 1), got exit $status: $(cat "$work/run.txt")"
 
-"$lockstep" report "$work/run" -o "$artifacts/report.html" > "$work/report.txt" ||
+# --force: the artifact of the previous run of this test is replaced.
+"$lockstep" report "$work/run" -o "$artifacts/report.html" --force > "$work/report.txt" ||
   fail "lockstep report failed: $(cat "$work/report.txt")"
 grep -q "why (mutex):" "$work/report.txt" || fail "the terminal summary has no explanation: $(cat "$work/report.txt")"
 
