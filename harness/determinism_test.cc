@@ -5,17 +5,21 @@
 // intended change of behaviour: LOCKSTEP_UPDATE_GOLDEN=1 ./harness_tests "[determinism]"
 // (it rewrites the file from all 200 seeds and then fails, so that a re-pin is never green).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "harness/run_request.h"
+#include "harness/scenario.h"
 #include "harness/sim_runner.h"
 
 namespace lockstep {
 namespace {
 
 const char* kGolden = LOCKSTEP_SOURCE_DIR "/harness/testdata/determinism.golden";
+const char* kScenarioGolden = LOCKSTEP_SOURCE_DIR "/harness/testdata/scenario_hashes.golden";
 constexpr int kSeeds = 200;
 // Release checks every seed (about 15 CPU-seconds). The debug and sanitizer builds run 10 to
 // 15 times slower and check every 4th seed, spread over the range: 50 seeds still compare
@@ -98,6 +102,48 @@ TEST_CASE("200 seeds with every fault give the golden histories on every build t
                  << "); this build's event: " << event);
   }
   CHECK(checked == (kSeeds + kSeedStride - 1) / kSeedStride);
+}
+
+// The scenario files (scenarios/, regressions included) pin no history hash of their own, so
+// that they survive intended changes of the simulator (scenario.h). Their hashes are pinned
+// here instead, one line each: every algorithm of the catalogue, not only etcd-mutex above,
+// must give the same histories on every build type. Re-pinned with the seeds above.
+TEST_CASE("every scenario file gives its golden history hash on every build type",
+          "[determinism]") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(LOCKSTEP_SOURCE_DIR) / "scenarios";
+  std::vector<std::string> files;  // relative to root, sorted
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(fs::relative(entry.path(), root).generic_string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 20);
+  std::vector<std::string> lines;
+  for (const auto& file : files) {
+    Scenario s;
+    REQUIRE(load_scenario_file(root / file, s) == "");
+    lines.push_back(file + " " + hash_hex(history_hash(run_simulation(s.config).history)));
+  }
+  if (std::getenv("LOCKSTEP_UPDATE_GOLDEN")) {
+    std::ofstream out(kScenarioGolden);
+    for (const auto& l : lines) out << l << '\n';
+    REQUIRE(out.good());
+    FAIL("rewrote " << kScenarioGolden << "; run again without LOCKSTEP_UPDATE_GOLDEN to check it");
+  }
+  std::ifstream in(kScenarioGolden);
+  REQUIRE(in.good());
+  std::vector<std::string> golden;
+  for (std::string line; std::getline(in, line);) golden.push_back(line);
+  for (const auto& line : lines) {
+    const std::string file = line.substr(0, line.find(' '));
+    const auto pinned = std::find_if(golden.begin(), golden.end(), [&](const std::string& g) {
+      return g.compare(0, file.size() + 1, file + " ") == 0;
+    });
+    INFO("to pin a new or changed scenario: LOCKSTEP_UPDATE_GOLDEN=1 ./harness_tests \"[determinism]\"");
+    if (pinned == golden.end()) FAIL("scenarios/" << file << " has no golden history hash");
+    CHECK(*pinned == line);
+  }
+  CHECK(golden.size() == lines.size());  // no pin of a file that is gone
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ struct Scenario {
   RunConfig config;  // config.expected_verdict: "ok", "violated" or "" (no expectation)
   std::string description;  // what the scenario shows, for people; may be empty
   // The history hash (hash_hex of history_hash) replaying must reproduce; empty: not pinned.
-  // Catalogue files leave it empty so that they survive changes of the simulator; a run's own
-  // scenario.json pins it.
+  // Catalogue files leave it empty so that they survive changes of the simulator (their hashes
+  // are pinned apart, in harness/testdata/scenario_hashes.golden, and checked on every build
+  // type by the determinism test); a run's own scenario.json pins it.
   std::string expected_history_hash;
 
 };
