@@ -330,5 +330,87 @@ TEST_CASE("a config with times finer than the format's units is refused - not ro
               .find("cannot be written exactly") != std::string::npos);
 }
 
+// The catalogue's "survives" and "rejects" scenarios expect only a verdict of ok: these check
+// that each really shows what its name says, so that a change which stopped the fault from
+// hitting the holder (or the stale write from being sent) cannot pass them unnoticed.
+struct CatalogueRun {
+  History history;
+  std::string target;          // the process of the scenario's first fault
+  std::int64_t fault_start_ns = 0;
+};
+
+CatalogueRun run_catalogue_scenario(const std::string& name) {
+  Scenario s;
+  const fs::path file = fs::path(LOCKSTEP_SOURCE_DIR) / "scenarios" / name;
+  REQUIRE(load_scenario_file(file, s) == "");
+  CatalogueRun r;
+  r.history = run_simulation(s.config).history;
+  for (const auto& e : r.history.events)
+    if (e.kind == EventKind::fault && e.args.value("phase", "") == "start") {
+      REQUIRE(e.args.contains("targets"));
+      r.target = e.args["targets"][0].get<std::string>();
+      r.fault_start_ns = e.true_ns;
+      break;
+    }
+  REQUIRE_FALSE(r.target.empty());
+  return r;
+}
+
+// Whether `process` holds the lock at `t_ns`: its last acquire that succeeded before t has no
+// release invoked between them.
+bool holds_at(const History& h, const std::string& process, std::int64_t t_ns) {
+  bool holds = false;
+  for (const auto& e : h.events) {
+    if (e.true_ns > t_ns) break;
+    if (e.process != process) continue;
+    if (e.op == "acquire" && e.kind == EventKind::ok) holds = true;
+    if (e.op == "release" && e.kind == EventKind::invoke) holds = false;
+  }
+  return holds;
+}
+
+TEST_CASE("the catalogue's survival scenarios fault the holder while it holds") {
+  for (const char* name : {"etcd-mutex-survives-pause-below-ttl.json",
+                           "txn-try-lock-survives-pause-below-ttl.json",
+                           "etcd-mutex-crashed-holder-released-by-lease.json",
+                           "etcd-mutex-fenced-rejects-stale-write.json",
+                           "etcd-mutex-guarded-rejects-stale-write.json"}) {
+    INFO(name);
+    const CatalogueRun r = run_catalogue_scenario(name);
+    CHECK(holds_at(r.history, r.target, r.fault_start_ns));
+  }
+}
+
+TEST_CASE("the rejects-stale-write scenarios send the paused holder's late write - and refuse it") {
+  {
+    const CatalogueRun r = run_catalogue_scenario("etcd-mutex-fenced-rejects-stale-write.json");
+    // The holder's first write after its pause reaches the resource with a stale token.
+    const HistoryEvent* late_write = nullptr;
+    for (const auto& e : r.history.events)
+      if (e.kind == EventKind::truth && e.op == "resource-write" && e.true_ns > r.fault_start_ns &&
+          e.args.value("client", "") == r.target) {
+        late_write = &e;
+        break;
+      }
+    REQUIRE(late_write != nullptr);
+    CHECK_FALSE(late_write->args.value("accepted", true));
+    CHECK(late_write->args.value("reason", "").rfind("stale token", 0) == 0);
+  }
+  {
+    const CatalogueRun r = run_catalogue_scenario("etcd-mutex-guarded-rejects-stale-write.json");
+    // The holder's first write after its pause fails its guard: the lock key is gone.
+    const HistoryEvent* late_write = nullptr;
+    for (const auto& e : r.history.events)
+      if (e.process == r.target && e.op == "write" && e.is_completion() &&
+          e.true_ns > r.fault_start_ns) {
+        late_write = &e;
+        break;
+      }
+    REQUIRE(late_write != nullptr);
+    CHECK(late_write->kind == EventKind::fail);
+    CHECK(late_write->result.value("error", "") == "rejected");
+  }
+}
+
 }  // namespace
 }  // namespace lockstep
