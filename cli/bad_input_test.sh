@@ -25,6 +25,8 @@ refused() {
 refused "--time-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --time-budget nan --out x
 refused "--time-budget: must be between 0.1 and 86400, not nan" demo --time-budget nan --out x
 refused "--kv-seconds: must be between 1 and 86400, not nan" bench --kv-seconds nan
+mkdir empty_data
+refused "no checker data in empty_data" bench --seeds 1 --kv-seconds 1 --checker-data empty_data
 refused "--budget: must be between 0.001 and 1e+07, not 1e10" shrink "$scenario" --out x.json --budget 1e10
 refused "--budget: must be between 0.001 and 1e+07, not -1" shrink "$scenario" --out x.json --budget -1
 refused "--shrink-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x

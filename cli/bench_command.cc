@@ -29,16 +29,18 @@ int bench_main(const BenchArgs& args) {
   o.standard_seeds = args.seeds;
   o.kv_simulated_seconds = args.kv_seconds;
   o.kv_clients = args.kv_clients;
-  std::vector<BenchFigure> figures = run_sim_bench(o);
-  if (!args.no_checker) {
-    const std::string dir = args.checker_data.empty() ? default_checker_data_dir() : args.checker_data;
-    if (!std::filesystem::is_directory(dir)) {
-      std::cerr << "lockstep bench: no checker data in " << dir
-                << " (give --checker-data DIR or --no-checker)\n";
-      return kExitBadInput;
-    }
-    for (auto& f : run_checker_bench(dir, nullptr)) figures.push_back(std::move(f));
+  // Checked before the simulator's figures, which take a while: an empty or wrong directory
+  // would otherwise give checker figures of 0 files.
+  const std::string dir = args.checker_data.empty() ? default_checker_data_dir() : args.checker_data;
+  if (!args.no_checker && !std::filesystem::is_regular_file(dir + "/expected.tsv")) {
+    std::cerr << "lockstep bench: no checker data in " << dir
+              << " (expected the Porcupine histories with their expected.tsv; give "
+                 "--checker-data DIR or --no-checker)\n";
+    return kExitBadInput;
   }
+  std::vector<BenchFigure> figures = run_sim_bench(o);
+  if (!args.no_checker)
+    for (auto& f : run_checker_bench(dir, nullptr)) figures.push_back(std::move(f));
   if (args.json) {
     nlohmann::json j = {{"format", "lockstep-bench"}, {"version", 1}};
     j["figures"] = nlohmann::json::object();
