@@ -8,17 +8,19 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 namespace lockstep {
 
 // A finite number in [min, max].
 inline CLI::Validator finite_between(double min, double max) {
+  // Whole bounds in full (1048576, not 1.04858e+06), others in their shortest exact form.
   auto show = [](double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
+    char buf[64];
+    const auto [end, ec] = v == std::floor(v) && std::fabs(v) < 1e15
+                               ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v))
+                               : std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, end) : std::string("?");
   };
   const std::string range = "between " + show(min) + " and " + show(max);
   return CLI::Validator(
@@ -39,7 +41,8 @@ inline CLI::Validator finite_between(double min, double max) {
 }
 
 // Decimal digits only, at most 2^64-1 (a seed: "-1" does not wrap, a longer number is not
-// clamped).
+// clamped). The text is handed on without leading zeros, so add it with ->transform() (a
+// ->check() may not change the text): CLI11 converts with base 0, which reads "010" as octal 8.
 inline CLI::Validator unsigned_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -48,6 +51,7 @@ inline CLI::Validator unsigned_integer() {
         const auto [ptr, ec] = std::from_chars(text.data(), end, value);
         if (text.empty() || ec != std::errc() || ptr != end)
           return "expected an integer from 0 to 18446744073709551615, not \"" + text + "\"";
+        text = std::to_string(value);
         return {};
       },
       "UINT64");

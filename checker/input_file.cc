@@ -10,6 +10,8 @@ std::string read_input_file(const std::filesystem::path& path, std::string& text
   const std::string name = path.string();
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
+  // A loop of links, a path too long, a directory that may not be searched: not "no such file".
+  if (ec && ec != std::errc::no_such_file_or_directory) return name + ": " + ec.message();
   if (!fs::exists(st)) return name + ": no such file";
   if (fs::is_directory(st)) return name + ": is a directory, expected a file";
   if (!fs::is_regular_file(st) && !fs::is_fifo(st))

@@ -22,16 +22,16 @@ refused() {
 }
 
 # Numbers: NaN, infinities, out of range, wrapped or clamped.
-refused "--time-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --time-budget nan --out x
+refused "--time-budget: must be between 0.001 and 10000000, not nan" explore --algorithm etcd-mutex --time-budget nan --out x
 refused "--time-budget: must be between 0.1 and 86400, not nan" demo --time-budget nan --out x
 refused "--kv-seconds: must be between 1 and 86400, not nan" bench --kv-seconds nan
 mkdir empty_data
 refused "no checker data in empty_data" bench --seeds 1 --kv-seconds 1 --checker-data empty_data
-refused "--budget: must be between 0.001 and 1e+07, not 1e10" shrink "$scenario" --out x.json --budget 1e10
-refused "--budget: must be between 0.001 and 1e+07, not -1" shrink "$scenario" --out x.json --budget -1
-refused "--shrink-budget: must be between 0.001 and 1e+07, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x
-refused "--time-budget: must be between 0 and 1e+07, not nan" check "$scenario" --time-budget nan
-refused "--memory-budget: must be between 0 and 1.04858e+06, not -1" check "$scenario" --memory-budget -1
+refused "--budget: must be between 0 and 10000000, not 1e10" shrink "$scenario" --out x.json --budget 1e10
+refused "--budget: must be between 0 and 10000000, not -1" shrink "$scenario" --out x.json --budget -1
+refused "--shrink-budget: must be between 0 and 10000000, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x
+refused "--time-budget: must be between 0 and 10000000, not nan" check "$scenario" --time-budget nan
+refused "--memory-budget: must be between 0 and 1048576, not -1" check "$scenario" --memory-budget -1
 refused "--liveness-bound: must be between 0.001 and 86400, not 0" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 0 --out x
 refused "--liveness-bound: must be between 0.001 and 86400, not 0.0001" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 0.0001 --out x
 refused "--duration: must be between 0.001 and 86400, not 0" run --algorithm etcd-mutex --duration 0
@@ -40,6 +40,11 @@ refused "--seed: expected an integer from 0 to 18446744073709551615, not \"18446
 refused "--first-seed: expected an integer" explore --algorithm etcd-mutex --seeds 1 --first-seed -1 --out x
 refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 31536000, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
 refused "--option lease_ttl_seconds is given twice" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=5 --option lease_ttl_seconds=7 --out x
+
+# A seed with a leading zero is decimal (CLI11 alone would read 010 as octal 8).
+timeout 60 "$lockstep" run --algorithm etcd-mutex --seed 010 --duration 1 > seed.txt ||
+  fail "run --seed 010 failed"
+grep -q "seed 10\b" seed.txt || fail "run --seed 010 did not run seed 10: $(head -c 200 seed.txt)"
 
 # Empty or contradictory values.
 refused "--out: must not be empty" run --algorithm etcd-mutex --out ""
@@ -74,6 +79,12 @@ cmp -s run/history.jsonl history.before || fail "report -o wrote over the run's 
 timeout 60 "$lockstep" report run -o mine.html --force > /dev/null || fail "report -o --force failed"
 grep -q "<html" mine.html || fail "report -o --force wrote no report"
 timeout 60 "$lockstep" report run > /dev/null || fail "report DIR could not rewrite its own report.html"
+timeout 60 "$lockstep" report run -o ./run/../run/report.html > /dev/null ||
+  fail "report DIR -o DIR/report.html is DIR's own report and needs no --force"
+echo "mine" > notes.tmp
+timeout 60 "$lockstep" report run -o notes > /dev/null || fail "report -o notes failed"
+[ "$(cat notes.tmp)" = mine ] || fail "report -o notes replaced the user's notes.tmp"
+[ -z "$(ls notes.* | grep -v '^notes.tmp$')" ] || fail "report -o left a temporary file: $(ls notes.*)"
 
 # A run refused for one taken file writes none of the others.
 mkdir taken

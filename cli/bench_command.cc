@@ -61,7 +61,7 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
   auto* cmd = app.add_subcommand("bench", "Print speed figures of the simulator and the checker");
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--seeds", a->seeds, "Standard-scenario seeds to time")
-      ->check(unsigned_integer())
+      ->transform(unsigned_integer())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}))
       ->capture_default_str();
   cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")

@@ -177,11 +177,11 @@ void add_demo_command(CLI::App& app, CommandSet& commands) {
   auto* seeds = cmd->add_option("--seeds", a->seeds,
                                 "Instead of a time budget: this many seeds per algorithm "
                                 "(reproducible)")
-                    ->check(unsigned_integer())
+                    ->transform(unsigned_integer())
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   seeds->excludes(budget);
   cmd->add_option("--seed", a->first_seed, "The first seed of every algorithm")
-      ->check(unsigned_integer())
+      ->transform(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use per failure")

@@ -110,9 +110,13 @@ int explore_main(const ExploreArgs& args) {
   if (!args.force) {
     // Every file explore may write, before any seed runs.
     std::string taken = run_directory_taken(dir / "failure");
-    for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"})
-      if (taken.empty() && fs::exists(dir / name))
+    for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"}) {
+      std::error_code ec;
+      const bool exists = fs::exists(dir / name, ec);
+      if (taken.empty() && ec) taken = (dir / name).string() + ": " + ec.message();
+      if (taken.empty() && exists)
         taken = (dir / name).string() + " already exists; choose another --out directory or pass --force";
+    }
     if (!taken.empty()) {
       std::cerr << "lockstep explore: " << taken << "\n";
       return kExitBadInput;
@@ -236,14 +240,14 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--algorithm", a->algorithm, "Algorithm name (see `lockstep list`)")->required();
   cmd->add_option("--option", a->options, "An algorithm option, NAME=INTEGER (repeatable)");
   auto* seeds = cmd->add_option("--seeds", a->seeds, "How many seeds this shard runs")
-                    ->check(unsigned_integer())
+                    ->transform(unsigned_integer())
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   auto* budget = cmd->add_option("--time-budget", a->time_budget,
                                  "Run seeds for this many wall-clock seconds")
                      ->check(finite_between(0.001, 1e7));
   seeds->excludes(budget);
   cmd->add_option("--first-seed", a->first_seed, "The first seed")
-      ->check(unsigned_integer())
+      ->transform(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", a->shard,
@@ -278,8 +282,8 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
                 "seeds; liveness is then judged only where the history allows)");
   cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
   cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
-                  "Wall-clock seconds the shrinker may use")
-      ->check(finite_between(0.001, 1e7))
+                  "Wall-clock seconds the shrinker may use (0: no limit)")
+      ->check(finite_between(0, 1e7))
       ->capture_default_str();
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))

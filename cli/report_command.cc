@@ -33,10 +33,19 @@ std::string refuse_output(const std::filesystem::path& dir, const std::filesyste
   return {};
 }
 
+// Whether `out` names DIR/report.html, however it is spelt.
+bool is_own_report(const std::filesystem::path& dir, const std::filesystem::path& out) {
+  std::error_code ec1, ec2;
+  const auto a = std::filesystem::weakly_canonical(out, ec1);
+  const auto b = std::filesystem::weakly_canonical(dir / "report.html", ec2);
+  return !ec1 && !ec2 && a == b;
+}
+
 int report(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
   const std::filesystem::path out = args.out_file.empty() ? dir / "report.html" : std::filesystem::path(args.out_file);
-  if (auto err = refuse_output(dir, out, !args.out_file.empty(), args.force); !err.empty()) {
+  const bool explicit_output = !args.out_file.empty() && !is_own_report(dir, out);
+  if (auto err = refuse_output(dir, out, explicit_output, args.force); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }

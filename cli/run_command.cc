@@ -106,7 +106,7 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--algorithm", args->algorithm, "Algorithm name (see `lockstep list`)")
       ->required();
   cmd->add_option("--seed", args->seed, "Seed deciding every delay and fault")
-      ->check(unsigned_integer())
+      ->transform(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--clients", args->clients, "Number of clients")
       ->check(CLI::Range(1, 64))

@@ -43,10 +43,14 @@ constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json"};
 
 // Empty when none of the files a real run writes exists in `dir`.
 std::string real_files_taken(const std::filesystem::path& dir) {
-  for (const char* name : kRealRunFiles)
-    if (std::filesystem::exists(dir / name))
+  for (const char* name : kRealRunFiles) {
+    std::error_code ec;
+    const bool taken = std::filesystem::exists(dir / name, ec);
+    if (ec) return (dir / name).string() + ": " + ec.message();
+    if (taken)
       return (dir / name).string() +
              " already exists; choose another --out directory or pass --force to overwrite";
+  }
   return {};
 }
 

@@ -71,8 +71,10 @@ void add_shrink_command(CLI::App& app, CommandSet& commands) {
       ->required()
       ->check(non_empty());
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--budget", a->budget_seconds, "Wall-clock seconds the shrinker may use")
-      ->check(finite_between(0.001, 1e7))
+  cmd->add_option("--budget", a->budget_seconds,
+                  "Wall-clock seconds the shrinker may use (0: no limit; the result then "
+                  "depends only on the file and --max-runs)")
+      ->check(finite_between(0, 1e7))
       ->capture_default_str();
   cmd->add_option("--max-runs", a->max_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))

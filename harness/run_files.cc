@@ -79,10 +79,14 @@ std::string verdict_text(const RunConfig& config, const RunResult& result,
 }
 
 std::string run_directory_taken(const std::filesystem::path& dir) {
-  for (const char* name : kRunDirectoryFiles)
-    if (std::filesystem::exists(dir / name))
+  for (const char* name : kRunDirectoryFiles) {
+    std::error_code ec;  // a loop of links or an over-long name: say so instead of throwing
+    const bool taken = std::filesystem::exists(dir / name, ec);
+    if (ec) return (dir / name).string() + ": " + ec.message();
+    if (taken)
       return (dir / name).string() +
              " already exists; choose another --out directory or pass --force to overwrite";
+  }
   return {};
 }
 

@@ -1,5 +1,11 @@
 #include "reports/report_files.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -13,7 +19,7 @@ namespace {
 
 std::string read_file(const std::filesystem::path& path, std::string& text) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
+  if (!std::filesystem::exists(path, ec) && !ec)
     return path.string() + ": no such file (expected a lockstep run directory with history.jsonl, "
                            "verdict.json and scenario.json)";
   return read_input_file(path, text);
@@ -105,15 +111,27 @@ std::string write_report(const RunFiles& files, const std::filesystem::path& out
   const std::string html = render_report_html(files.history, files.verdict, files.scenario);
   std::error_code ec;
   if (out_file.has_parent_path()) std::filesystem::create_directories(out_file.parent_path(), ec);
-  const auto tmp = std::filesystem::path(out_file.string() + ".tmp");
+  // Written beside the target under a fresh name (mkstemp: never a file that already exists,
+  // such as a user's OUT.tmp), then renamed over it, so a reader never sees half a report.
+  std::string tmp = out_file.string() + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return "cannot write " + out_file.string() + ": " + std::strerror(errno);
+  ::fchmod(fd, 0644);  // mkstemp's 0600 would make the report private; it is meant to be shared
+  ::close(fd);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + tmp.string();
     out << html;
-    if (!out.flush()) return "cannot write " + tmp.string();
+    if (!out.flush()) {
+      std::filesystem::remove(tmp, ec);
+      return "cannot write " + tmp;
+    }
   }
   std::filesystem::rename(tmp, out_file, ec);
-  if (ec) return "cannot write " + out_file.string() + ": " + ec.message();
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    return "cannot write " + out_file.string() + ": " + why;
+  }
   return {};
 }
 
