@@ -39,19 +39,10 @@ namespace {
 
 constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
-constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json"};
-
 // Empty when none of the files a real run writes exists in `dir`.
 std::string real_files_taken(const std::filesystem::path& dir) {
-  for (const char* name : kRealRunFiles) {
-    std::error_code ec;
-    const bool taken = std::filesystem::exists(dir / name, ec);
-    if (ec) return (dir / name).string() + ": " + ec.message();
-    if (taken)
-      return (dir / name).string() +
-             " already exists; choose another --out directory or pass --force to overwrite";
-  }
-  return {};
+  static constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json"};
+  return files_taken(dir, kRealRunFiles);
 }
 
 std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,

@@ -26,6 +26,22 @@ constexpr int kSeeds = 200;
 // each build type's histories, fault mix by fault mix, with the same golden lines.
 constexpr int kSeedStride = LOCKSTEP_GOLDEN_SEED_STRIDE;
 
+// Re-pinning writes the file and fails, so that a re-pin is never green.
+void rewrite_golden_and_fail(const char* path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << '\n';
+  REQUIRE(out.good());
+  FAIL("rewrote " << path << "; run again without LOCKSTEP_UPDATE_GOLDEN to check it");
+}
+
+std::vector<std::string> read_golden(const char* path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 RunResult run_seed(std::uint64_t seed) {
   RunRequest req;
   req.algorithm = "etcd-mutex";
@@ -67,18 +83,14 @@ TEST_CASE("seeds with every fault give the golden histories on every build type 
           "release, 50 in debug and sanitize)",
           "[determinism]") {
   if (std::getenv("LOCKSTEP_UPDATE_GOLDEN")) {
-    std::ofstream out(kGolden);
+    std::vector<std::string> lines;
     for (int seed = 1; seed <= kSeeds; ++seed) {
       const auto s = static_cast<std::uint64_t>(seed);
-      out << fingerprint(s, run_seed(s).history) << '\n';
+      lines.push_back(fingerprint(s, run_seed(s).history));
     }
-    REQUIRE(out.good());
-    FAIL("rewrote " << kGolden << "; run again without LOCKSTEP_UPDATE_GOLDEN to check it");
+    rewrite_golden_and_fail(kGolden, lines);
   }
-  std::ifstream in(kGolden);
-  REQUIRE(in.good());
-  std::vector<std::string> golden;
-  for (std::string line; std::getline(in, line);) golden.push_back(line);
+  const std::vector<std::string> golden = read_golden(kGolden);
   REQUIRE(golden.size() == kSeeds);
   int checked = 0;
   for (int seed = 1; seed <= kSeeds; seed += kSeedStride) {
@@ -125,16 +137,8 @@ TEST_CASE("every scenario file gives its golden history hash on every build type
     REQUIRE(load_scenario_file(root / file, s) == "");
     lines.push_back(file + " " + hash_hex(history_hash(run_simulation(s.config).history)));
   }
-  if (std::getenv("LOCKSTEP_UPDATE_GOLDEN")) {
-    std::ofstream out(kScenarioGolden);
-    for (const auto& l : lines) out << l << '\n';
-    REQUIRE(out.good());
-    FAIL("rewrote " << kScenarioGolden << "; run again without LOCKSTEP_UPDATE_GOLDEN to check it");
-  }
-  std::ifstream in(kScenarioGolden);
-  REQUIRE(in.good());
-  std::vector<std::string> golden;
-  for (std::string line; std::getline(in, line);) golden.push_back(line);
+  if (std::getenv("LOCKSTEP_UPDATE_GOLDEN")) rewrite_golden_and_fail(kScenarioGolden, lines);
+  const std::vector<std::string> golden = read_golden(kScenarioGolden);
   for (const auto& line : lines) {
     const std::string file = line.substr(0, line.find(' '));
     const auto pinned = std::find_if(golden.begin(), golden.end(), [&](const std::string& g) {

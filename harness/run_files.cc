@@ -79,7 +79,11 @@ std::string verdict_text(const RunConfig& config, const RunResult& result,
 }
 
 std::string run_directory_taken(const std::filesystem::path& dir) {
-  for (const char* name : kRunDirectoryFiles) {
+  return files_taken(dir, kRunDirectoryFiles);
+}
+
+std::string files_taken(const std::filesystem::path& dir, std::span<const char* const> names) {
+  for (const char* name : names) {
     std::error_code ec;  // a loop of links or an over-long name: say so instead of throwing
     const bool taken = std::filesystem::exists(dir / name, ec);
     if (ec) return (dir / name).string() + ": " + ec.message();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,8 +31,11 @@ std::string replay_command(const RunConfig& config);
 // the CLI writes next to them (reports/).
 inline constexpr const char* kRunDirectoryFiles[] = {"history.jsonl", "verdict.json",
                                                      "scenario.json", "report.html"};
-// Empty when none of kRunDirectoryFiles exists in `dir`; else a message naming the first that
-// does. Callers check before writing anything, so that a refusal leaves no files half written.
+// Empty when none of `names` exists in `dir`; else a message naming the first that does (or
+// that cannot be looked up). Callers check before writing anything, so that a refusal leaves
+// no files half written.
+std::string files_taken(const std::filesystem::path& dir, std::span<const char* const> names);
+// files_taken(dir, kRunDirectoryFiles).
 std::string run_directory_taken(const std::filesystem::path& dir);
 
 // Returns an error message, or empty on success. Unless `overwrite`, refuses (writing nothing)
