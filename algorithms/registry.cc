@@ -72,13 +72,12 @@ std::optional<std::string> resolve_options(const AlgorithmInfo& info, AlgorithmO
     }
   }
   for (const auto& spec : info.options) {
-    auto given = options.find(spec.name);
-    if (given != options.end() && (given->second < spec.min_value || given->second > spec.max_value))
+    const auto [value, defaulted] = options.emplace(spec.name, spec.default_value);
+    if (!defaulted && (value->second < spec.min_value || value->second > spec.max_value))
       return "option " + spec.name + " of \"" + info.name + "\" must be between " +
              std::to_string(spec.min_value) + " and " + std::to_string(spec.max_value) + ", not " +
-             std::to_string(given->second);
+             std::to_string(value->second);
   }
-  for (const auto& spec : info.options) options.emplace(spec.name, spec.default_value);
   return std::nullopt;
 }
 

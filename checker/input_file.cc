@@ -16,10 +16,10 @@ std::string read_input_file(const std::filesystem::path& path, std::string& text
   if (fs::is_directory(st)) return name + ": is a directory, expected a file";
   if (!fs::is_regular_file(st) && !fs::is_fifo(st))
     return name + ": not a regular file (a device or socket cannot be read as input)";
+  const std::string too_large = name + ": larger than " + std::to_string(max_bytes >> 20) + " MiB";
   if (fs::is_regular_file(st)) {
     const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > max_bytes)
-      return name + ": larger than " + std::to_string(max_bytes >> 20) + " MiB";
+    if (!ec && size > max_bytes) return too_large;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return name + ": cannot be opened for reading";
@@ -30,7 +30,7 @@ std::string read_input_file(const std::filesystem::path& path, std::string& text
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_bytes) {
       text.clear();
-      return name + ": larger than " + std::to_string(max_bytes >> 20) + " MiB";
+      return too_large;
     }
   }
   if (in.bad()) return name + ": read error";

@@ -109,14 +109,10 @@ int explore_main(const ExploreArgs& args) {
   const fs::path dir = args.out_dir;
   if (!args.force) {
     // Every file explore may write, before any seed runs.
+    static constexpr const char* kExploreFiles[] = {"summary.json", "failure.json",
+                                                    "failure-unshrunk.json"};
     std::string taken = run_directory_taken(dir / "failure");
-    for (const char* name : {"summary.json", "failure.json", "failure-unshrunk.json"}) {
-      std::error_code ec;
-      const bool exists = fs::exists(dir / name, ec);
-      if (taken.empty() && ec) taken = (dir / name).string() + ": " + ec.message();
-      if (taken.empty() && exists)
-        taken = (dir / name).string() + " already exists; choose another --out directory or pass --force";
-    }
+    if (taken.empty()) taken = files_taken(dir, kExploreFiles);
     if (!taken.empty()) {
       std::cerr << "lockstep explore: " << taken << "\n";
       return kExitBadInput;

@@ -14,38 +14,30 @@ struct ReportArgs {
   bool force = false;
 };
 
-// Why `out` may not be written, or empty. The directory's own report.html is derived from its
-// files, and rewriting it is what `report DIR` is for. Any other existing file (-o) is the
-// user's and needs --force; the run's own files are never written over.
+// Why `out` may not be written, or empty. The directory's own report.html (however `out`
+// spells it) is derived from its files, and rewriting it is what `report DIR` is for. Any other
+// existing file is the user's and needs --force; the run's own files are never written over.
 std::string refuse_output(const std::filesystem::path& dir, const std::filesystem::path& out,
-                          bool explicit_output, bool force) {
+                          bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path target = fs::weakly_canonical(out, ec);
-  for (const char* name : {"history.jsonl", "verdict.json", "scenario.json"}) {
+  auto names = [&](const char* name) {
     std::error_code ec2;
-    if (!ec && target == fs::weakly_canonical(dir / name, ec2) && !ec2)
-      return out.string() + " is the run's own " + name + "; choose another -o file";
-  }
+    return !ec && target == fs::weakly_canonical(dir / name, ec2) && !ec2;
+  };
+  for (const char* name : {"history.jsonl", "verdict.json", "scenario.json"})
+    if (names(name)) return out.string() + " is the run's own " + name + "; choose another -o file";
   if (fs::is_directory(out, ec)) return out.string() + " is a directory; -o names the report file";
-  if (explicit_output && !force && fs::exists(out, ec))
+  if (!names("report.html") && !force && fs::exists(out, ec))
     return out.string() + " already exists; choose another -o file or pass --force to overwrite";
   return {};
-}
-
-// Whether `out` names DIR/report.html, however it is spelt.
-bool is_own_report(const std::filesystem::path& dir, const std::filesystem::path& out) {
-  std::error_code ec1, ec2;
-  const auto a = std::filesystem::weakly_canonical(out, ec1);
-  const auto b = std::filesystem::weakly_canonical(dir / "report.html", ec2);
-  return !ec1 && !ec2 && a == b;
 }
 
 int report(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
   const std::filesystem::path out = args.out_file.empty() ? dir / "report.html" : std::filesystem::path(args.out_file);
-  const bool explicit_output = !args.out_file.empty() && !is_own_report(dir, out);
-  if (auto err = refuse_output(dir, out, explicit_output, args.force); !err.empty()) {
+  if (auto err = refuse_output(dir, out, args.force); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }

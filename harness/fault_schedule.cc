@@ -141,7 +141,7 @@ std::vector<sim::FaultSpec> generate_faults(Rng rng, const FaultGenOptions& o) {
         } else {
           f.amount = milliseconds(r.between(-3000, 3000));
         }
-      } else if (kind == "leader-change" || kind == "compaction") {
+      } else if (sim::is_instant_fault(kind)) {
         f.duration = Duration(0);
       } else if (kind == "lease-drop") {
         f.targets = {client(static_cast<int>(r.below(static_cast<std::uint64_t>(o.clients))))};

@@ -225,7 +225,7 @@ void RealFaultInjector::begin(const sim::FaultSpec& f) {
 }
 
 void RealFaultInjector::end(const sim::FaultSpec& f) {
-  if (f.duration.count() == 0 && (f.kind == "leader-change" || f.kind == "compaction")) return;
+  if (f.duration.count() == 0 && sim::is_instant_fault(f.kind)) return;
   nlohmann::json args = sim::fault_event_args(f, "end");
   std::vector<std::string> skipped;
   if (f.kind == "partition") {

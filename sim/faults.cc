@@ -32,6 +32,10 @@ bool is_fault_class(const std::string& name) {
   return false;
 }
 
+bool is_instant_fault(const std::string& kind) {
+  return kind == "leader-change" || kind == "compaction";
+}
+
 namespace {
 std::int64_t ms(Duration d) { return to_ms(d); }
 
@@ -113,7 +117,7 @@ std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& f
     f.probability = j["probability"].get<double>();
     if (f.probability < 0 || f.probability > 1) return "field \"probability\" must be between 0 and 1";
   }
-  if ((f.kind == "leader-change" || f.kind == "compaction") && duration_ms != 0)
+  if (is_instant_fault(f.kind) && duration_ms != 0)
     return "field \"duration_ms\" must be 0: a " + f.kind + " fault is instant";
   if (amount_ms < 0 && f.kind != "clock")
     return "field \"amount_ms\" must not be negative (only a clock's jump may go back)";
@@ -244,7 +248,7 @@ void FaultInjector::begin(std::size_t index) {
 
 void FaultInjector::end(std::size_t index) {
   const FaultSpec& f = faults_[index];
-  if (f.duration.count() == 0 && (f.kind == "leader-change" || f.kind == "compaction")) return;
+  if (f.duration.count() == 0 && is_instant_fault(f.kind)) return;
   const TrueTime now = world_.now();
   if (auto it = rules_.find(index); it != rules_.end()) {
     for (auto id : it->second) network_.remove_rule(id);

@@ -32,6 +32,8 @@ struct FaultClass {
 // Every fault class, in a fixed order; their names are used everywhere (CLI, files, reports).
 const std::vector<FaultClass>& fault_catalogue();
 bool is_fault_class(const std::string& name);
+// leader-change and compaction happen at their start: their duration is 0.
+bool is_instant_fault(const std::string& kind);
 
 // The fastest clock a clock fault may set: 100 times nominal (1000000 ppm).
 constexpr std::int64_t kMaxClockRatePpm = 100'000'000;
