@@ -35,15 +35,16 @@ int EtcdCluster::leader() const {
 }
 
 void EtcdCluster::send_request(ProcessId client, int member_index, ReplyRoute route,
-                               ClientRequest request) {
+                               ClientRequest&& request) {
   if (std::holds_alternative<LeaseKeepAliveRequest>(request) && keepalive_droppers_.count(client)) {
     ++keepalives_dropped_;
     return;
   }
   EtcdMember* target = members_[static_cast<std::size_t>(member_index)].get();
-  network_.send(client, target->pid(), [target, route, request = std::move(request)]() mutable {
-    target->handle_client(route, std::move(request));
-  });
+  network_.send(client, target->pid(),
+                [target, route, request = Box<ClientRequest>(std::move(request))]() mutable {
+                  target->handle_client(route, std::move(request));
+                });
 }
 
 void EtcdCluster::set_drop_keepalives(ProcessId client, bool drop) {
@@ -63,7 +64,7 @@ Revision EtcdCluster::propose_compaction(Revision revision) {
   if (target <= m.store().compact_revision()) return 0;
   LogEntry entry;
   entry.op = CompactionRequest{target, false};
-  m.on_forwarded_proposal(std::move(entry));
+  m.on_forwarded_proposal(Box<LogEntry>(std::move(entry)));
   return target;
 }
 

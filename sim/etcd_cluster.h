@@ -34,8 +34,8 @@ class EtcdCluster {
   // The member that currently leads with the highest term, or -1.
   int leader() const;
 
-  // Delivery of a client request to a member, over the network.
-  void send_request(ProcessId client, int member_index, ReplyRoute route, ClientRequest request);
+  // Delivery of a client request to a member, over the network (boxed once, here).
+  void send_request(ProcessId client, int member_index, ReplyRoute route, ClientRequest&& request);
   // Delivery of a member's reply to a client: `deliver` runs on the client.
   template <typename Fn>
   void send_reply(int member_index, ProcessId client, Fn&& deliver) {

@@ -508,9 +508,10 @@ Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
 
 // ---------------------------------------------------------------- serving clients
 
-void EtcdMember::handle_client(ReplyRoute route, ClientRequest&& request) {
+void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
   const std::uint64_t id = next_request_id_++;
   const TrueTime deadline = cluster_.world().now() + cluster_.config().server_request_timeout;
+  ClientRequest& request = *boxed;
   if (auto* w = std::get_if<WatchCreateRequest>(&request)) {
     create_watch(route, std::move(*w));
     return;
@@ -534,8 +535,7 @@ void EtcdMember::handle_client(ReplyRoute route, ClientRequest&& request) {
     }
     return;
   }
-  pending_.try_emplace(id, PendingRequest{route, std::move(request), deadline, false,
-                                         std::nullopt,
+  pending_.try_emplace(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt,
                                          cluster_.world().schedule_at(deadline, pid_, [this] {
                                            fail_expired_requests();
                                          })});
@@ -556,7 +556,7 @@ void EtcdMember::retry_waiting_requests() {
     it->second.in_flight = true;
     // A write's request is never read again once proposed (a lost proposal fails at the
     // deadline), so it moves into the log; reads and lease calls keep theirs for retries.
-    ClientRequest& req = it->second.request;
+    ClientRequest& req = *it->second.request;
     if (std::holds_alternative<RangeRequest>(req)) {
       start_read(id);
     } else if (is_write(req)) {
@@ -595,19 +595,20 @@ void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
   entry.op = std::move(op);
   entry.origin_member = index_;
   entry.origin_request = request_id;
+  Box<LogEntry> boxed(std::move(entry));
   if (is_leader()) {
-    on_forwarded_proposal(std::move(entry));
+    on_forwarded_proposal(std::move(boxed));
   } else {
-    cluster_.send_to_member(index_, leader_, [entry = std::move(entry)](EtcdMember& t) mutable {
+    cluster_.send_to_member(index_, leader_, [entry = std::move(boxed)](EtcdMember& t) mutable {
       t.on_forwarded_proposal(std::move(entry));
     });
   }
 }
 
-void EtcdMember::on_forwarded_proposal(LogEntry entry) {
+void EtcdMember::on_forwarded_proposal(Box<LogEntry>&& entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
-  entry.term = term_;
-  log_.push_back(std::make_shared<const LogEntry>(std::move(entry)));
+  entry->term = term_;
+  log_.push_back(SharedLogEntry(std::move(entry).release()));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) maybe_send_append(peer);
@@ -726,7 +727,9 @@ void EtcdMember::serve_ready_reads() {
     return true;
   });
   for (const std::uint64_t id : ready.items) {
-    auto x = store_.range(std::get<RangeRequest>(pending_[id].request));
+    const auto p = pending_.find(id);
+    if (p == pending_.end()) continue;
+    auto x = store_.range(std::get<RangeRequest>(*p->second.request));
     if (!x) {
       finish_request(id, x.error());
     } else {
@@ -760,9 +763,10 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
 }
 
 void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response) {
-  if (!pending_.count(call_id)) return;
+  const auto p = pending_.find(call_id);
+  if (p == pending_.end()) return;
   if (!response.ok() && response.error().code == ErrorCode::no_leader) {
-    pending_[call_id].in_flight = false;  // asked a former leader: retried later
+    p->second.in_flight = false;  // asked a former leader: retried later
     return;
   }
   finish_request(call_id, std::move(response));
@@ -787,12 +791,14 @@ void EtcdMember::fail_expired_requests() {
     finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
                                  : Error(ErrorCode::timeout, "etcdserver: request timed out"));
   }
+
 }
 
 void EtcdMember::reply(ReplyRoute route, Result<ClientResponse> response) {
   cluster_.send_reply(index_, route.client,
-                      [&cluster = cluster_, route, response = std::move(response)]() mutable {
-                        cluster.deliver_reply(route.client, route.call_id, std::move(response));
+                      [&cluster = cluster_, route,
+                       response = Box<Result<ClientResponse>>(std::move(response))]() mutable {
+                        cluster.deliver_reply(route.client, route.call_id, std::move(*response));
                       });
 }
 
@@ -818,7 +824,7 @@ void EtcdMember::lease_scan() {
       LogEntry entry;
       entry.op = LeaseRevokeRequest{id};
       entry.from_lease_expiry = true;
-      on_forwarded_proposal(std::move(entry));
+      on_forwarded_proposal(Box<LogEntry>(std::move(entry)));
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {
       cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,

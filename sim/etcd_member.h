@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "kv/rng.h"
+#include "sim/box.h"
 #include "sim/etcd_config.h"
 #include "sim/etcd_messages.h"
 #include "sim/etcd_store.h"
@@ -69,9 +70,9 @@ class EtcdMember {
   // Called by the world's crash hook: volatile state is lost.
   void on_crash();
 
-  // A client request arrives (runs as an event of this member). By rvalue reference: a request
-  // is a variant, and the network hands over the one it carried.
-  void handle_client(ReplyRoute route, ClientRequest&& request);
+  // A client request arrives (runs as an event of this member). The network hands over the box
+  // it carried, which the member keeps while the request is pending.
+  void handle_client(ReplyRoute route, Box<ClientRequest>&& request);
 
   // The `leader-change` fault: a leader steps down and hands over to `successor`, which
   // campaigns at once.
@@ -132,7 +133,7 @@ class EtcdMember {
   void on_heartbeat_reply(const HeartbeatReply& m);
   void on_timeout_now();
   // A follower's proposal forwarded to this (leader) member.
-  void on_forwarded_proposal(LogEntry entry);
+  void on_forwarded_proposal(Box<LogEntry>&& entry);
   // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
   // asking member's read round).
   void on_read_index_request(int from, std::uint64_t round);
@@ -144,7 +145,7 @@ class EtcdMember {
  private:
   struct PendingRequest {
     ReplyRoute route;
-    ClientRequest request;
+    Box<ClientRequest> request;
     TrueTime deadline;
     // Sent on (proposed, asked for a read index, or forwarded to the leader).
     bool in_flight = false;

@@ -367,34 +367,33 @@ class Model {
   }
   const std::vector<RequestOp>& taken(const TxnRequest& t) const { return succeeds(t) ? t.success : t.failure; }
 
+  // Both path checks visit the taken ops in order and descend into a nested txn where it stands,
+  // like etcd 3.4's checkRequests (etcdserver/apply.go): when two ops fail, the first one in
+  // that depth-first order names the error.
   std::optional<Error> path_put_check(const TxnRequest& t) const {
-    const auto& ops = taken(t);
-    for (const RequestOp& op : ops) {
+    for (const RequestOp& op : taken(t)) {
+      if (auto* n = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+        if (auto e = path_put_check(**n)) return e;
+        continue;
+      }
       auto* p = std::get_if<PutRequest>(&op.request);
       if (p == nullptr) continue;
       if ((p->ignore_value || p->ignore_lease) && !latest().count(p->key)) return err(ErrorCode::invalid_argument);
       if (p->lease != 0 && !leases_.count(p->lease)) return err(ErrorCode::lease_not_found);
     }
-    for (const RequestOp& op : ops) {
-      if (auto* n = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
-        if (auto e = path_put_check(**n)) return e;
-      }
-    }
     return std::nullopt;
   }
 
   std::optional<Error> path_range_check(const TxnRequest& t) const {
-    const auto& ops = taken(t);
-    for (const RequestOp& op : ops) {
+    for (const RequestOp& op : taken(t)) {
+      if (auto* n = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
+        if (auto e = path_range_check(**n)) return e;
+        continue;
+      }
       auto* r = std::get_if<RangeRequest>(&op.request);
       if (r == nullptr || r->revision == 0) continue;
       if (r->revision > rev()) return err(ErrorCode::future_revision);
       if (r->revision < compacted_) return err(ErrorCode::compacted);
-    }
-    for (const RequestOp& op : ops) {
-      if (auto* n = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) {
-        if (auto e = path_range_check(**n)) return e;
-      }
     }
     return std::nullopt;
   }

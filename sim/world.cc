@@ -76,26 +76,30 @@ void World::set_restart_hook(ProcessId id, std::function<void()> hook) {
   restart_hooks_[id] = std::move(hook);
 }
 
-World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
-  if (at < now_) at = now_;
+std::uint32_t World::reserve_slot(ProcessId owner) {
   std::uint32_t slot;
   if (free_slots_.empty()) {
-    slot = static_cast<std::uint32_t>(slots_.size());
+    slot = slot_count_;
     if (slot >= (std::uint32_t{1} << kSlotBits))
       throw std::length_error("world: more than 2^24 events pending at once");
-    slots_.emplace_back();
-    heap_pos_.push_back(0);
+    if ((slot & (kChunkSlots - 1)) == 0) slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
+    ++slot_count_;
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  const std::uint64_t seq = next_seq_++;
-  Slot& s = slots_[slot];
-  s.seq = seq;
+  Slot& s = slot_at(slot);
+  s.seq = next_seq_++;
   s.owner = owner;
   s.incarnation = process(owner).incarnation;
-  s.fn = std::move(fn);
-  const Key key{at.time_since_epoch().count(), (seq << kSlotBits) | slot};
+  ++live_events_;
+  return slot;
+}
+
+World::EventId World::enqueue(TrueTime at, std::uint32_t slot) {
+  if (at < now_) at = now_;
+  Slot& s = slot_at(slot);
+  const Key key{at.time_since_epoch().count(), (s.seq << kSlotBits) | slot};
   const std::int64_t bucket = key.at_ns >> kBucketShift;
   s.far = bucket > drained_bucket_ && bucket - drained_bucket_ < kRingBuckets;
   if (s.far) {
@@ -104,24 +108,54 @@ World::EventId World::schedule_at(TrueTime at, ProcessId owner, EventFn fn) {
   } else {
     heap_push(key);
   }
-  return EventId{slot, seq};
+  return EventId{slot, s.seq};
 }
 
 void World::heap_push(const Key& key) {
+  std::size_t pos = queue_.size();
   queue_.push_back(key);
-  heap_pos_[key.slot()] = static_cast<std::uint32_t>(queue_.size() - 1);
-  heap_sift_up(queue_.size() - 1);
+  while (pos > 0) {
+    const std::size_t parent = (pos - 1) / 2;
+    if (!Later{}(queue_[parent], key)) break;
+    queue_[pos] = queue_[parent];
+    pos = parent;
+  }
+  queue_[pos] = key;
 }
 
-void World::admit_far_events() {
-  // A heap key in a drained bucket is earlier than every far key (they are in later buckets).
-  while (far_live_ > 0 &&
-         (queue_.empty() || (queue_.front().at_ns >> kBucketShift) > drained_bucket_)) {
+void World::heap_pop() {
+  const Key last = queue_.back();
+  queue_.pop_back();
+  const std::size_t n = queue_.size();
+  if (n == 0) return;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
+    if (!Later{}(last, queue_[child])) break;
+    queue_[pos] = queue_[child];
+    pos = child;
+  }
+  queue_[pos] = last;
+}
+
+bool World::settle_front() {
+  for (;;) {
+    // A key whose slot holds another sequence number was cancelled (the slot may hold a later
+    // event by now).
+    while (!queue_.empty() && slot_at(queue_.front().slot()).seq != queue_.front().seq())
+      heap_pop();
+    // A heap key in a drained bucket is earlier than every far key (they are in later
+    // buckets); otherwise the next bucket may hold earlier events.
+    if (far_live_ == 0 ||
+        (!queue_.empty() && (queue_.front().at_ns >> kBucketShift) <= drained_bucket_))
+      return !queue_.empty();
     ++drained_bucket_;
     auto& bucket = far_ring_[static_cast<std::size_t>(drained_bucket_ % kRingBuckets)];
     for (const Key& key : bucket) {
-      Slot& s = slots_[key.slot()];
-      if (s.seq != key.seq()) continue;  // cancelled (the slot may hold another event)
+      Slot& s = slot_at(key.slot());
+      if (s.seq != key.seq()) continue;  // cancelled
       s.far = false;
       --far_live_;
       heap_push(key);
@@ -130,112 +164,60 @@ void World::admit_far_events() {
   }
 }
 
-World::EventId World::schedule_after_local(Duration local_delay, ProcessId owner, EventFn fn) {
-  return schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
-                     std::move(fn));
-}
-
 void World::release_slot(std::uint32_t slot) {
-  slots_[slot].seq = kFree;
-  slots_[slot].fn = nullptr;
+  Slot& s = slot_at(slot);
+  s.seq = kFree;
+  s.fn = nullptr;
   free_slots_.push_back(slot);
+  --live_events_;
 }
 
 void World::cancel(EventId id) {
   // A default EventId (seq kFree) names nothing; otherwise the seq tells whether the slot
   // still holds that event (it ran, was dropped, or the slot holds a later event).
-  if (id.seq == kFree || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) return;
-  if (slots_[id.slot].far) {
-    --far_live_;  // its key stays in its bucket, stale, until the bucket is drained
-  } else {
-    heap_remove(heap_pos_[id.slot]);
-  }
-  release_slot(id.slot);
-}
-
-void World::heap_place(std::size_t pos, const Key& key) {
-  queue_[pos] = key;
-  heap_pos_[key.slot()] = static_cast<std::uint32_t>(pos);
-}
-
-void World::heap_sift_up(std::size_t pos) {
-  const Key key = queue_[pos];
-  while (pos > 0) {
-    const std::size_t parent = (pos - 1) / 2;
-    if (!Later{}(queue_[parent], key)) break;
-    heap_place(pos, queue_[parent]);
-    pos = parent;
-  }
-  heap_place(pos, key);
-}
-
-void World::heap_sift_down(std::size_t pos) {
-  const Key key = queue_[pos];
-  const std::size_t n = queue_.size();
-  for (;;) {
-    std::size_t child = 2 * pos + 1;
-    if (child >= n) break;
-    if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
-    if (!Later{}(key, queue_[child])) break;
-    heap_place(pos, queue_[child]);
-    pos = child;
-  }
-  heap_place(pos, key);
-}
-
-void World::heap_remove(std::size_t pos) {
-  const std::size_t last = queue_.size() - 1;
-  if (pos != last) {
-    heap_place(pos, queue_[last]);
-    queue_.pop_back();
-    heap_sift_down(pos);
-    heap_sift_up(pos);
-  } else {
-    queue_.pop_back();
-  }
+  if (id.seq == kFree || id.slot >= slot_count_) return;
+  Slot& s = slot_at(id.slot);
+  if (s.seq != id.seq) return;
+  if (s.far) --far_live_;  // its key stays in its bucket, stale, until the bucket is drained
+  release_slot(id.slot);   // a heap key goes stale the same way (see settle_front)
 }
 
 bool World::step() {
-  admit_far_events();
-  if (queue_.empty()) return false;
+  if (!settle_front()) return false;
   run_front();
   return true;
 }
 
 void World::run_front() {
   const Key key = queue_.front();
-  heap_remove(0);
-  Slot& slot = slots_[key.slot()];
-  assert(slot.seq == key.seq() && "the heap holds live events only");
+  heap_pop();
+  const std::uint32_t slot = key.slot();
+  Slot& s = slot_at(slot);
+  assert(s.seq == key.seq() && "settle_front leaves a live event at the front");
   assert(key.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
   now_ = TrueTime(Duration(key.at_ns));
-  EventFn fn = std::move(slot.fn);
-  const ProcessId owner = slot.owner;
-  const std::uint64_t incarnation = slot.incarnation;
-  release_slot(key.slot());  // before running: fn may schedule (and reuse the slot)
-  run_event(owner, incarnation, fn);
-}
-
-void World::run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn) {
-  Process& p = process(owner);
-  if (p.incarnation != incarnation || p.crashed) return;  // scheduled before a crash
+  s.seq = kRunning;
+  // Frees the slot after the event, also when it throws.
+  struct Release {
+    World& world;
+    std::uint32_t slot;
+    ~Release() { world.release_slot(slot); }
+  } release{*this, slot};
+  Process& p = process(s.owner);
+  if (p.incarnation != s.incarnation || p.crashed) return;  // scheduled before a crash
   if (p.paused) {
-    p.held.push_back(std::move(fn));
+    p.held.push_back(std::move(s.fn));
     return;
   }
   ++events_run_;
   const ProcessId previous = current_;
-  current_ = owner;
-  fn();
+  current_ = s.owner;
+  s.fn();
   current_ = previous;
 }
 
 void World::run_until(TrueTime until) {
-  for (;;) {
-    admit_far_events();
-    if (queue_.empty() || queue_.front().at_ns > until.time_since_epoch().count()) break;
-    run_front();
-  }
+  while (settle_front() && queue_.front().at_ns <= until.time_since_epoch().count()) run_front();
   if (now_ < until) now_ = until;
 }
 

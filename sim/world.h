@@ -94,24 +94,47 @@ class World {
     std::uint32_t slot = 0;
     std::uint64_t seq = ~std::uint64_t{0};
   };
-  // Runs `fn` on behalf of `owner` at true time `at` (not before now).
-  EventId schedule_at(TrueTime at, ProcessId owner, EventFn fn);
-  EventId schedule_after(Duration delay, ProcessId owner, EventFn fn) {
-    return schedule_at(now_ + delay, owner, std::move(fn));
+  // Runs `fn` (any move-only void() callable, or an EventFn) on behalf of `owner` at true time
+  // `at` (not before now).
+  template <typename F>
+  EventId schedule_at(TrueTime at, ProcessId owner, F&& fn) {
+    const std::uint32_t slot = reserve_slot(owner);
+    Slot& s = slot_at(slot);
+    // Built in its slot, where it stays until it runs: an event's callable is never moved.
+    try {
+      s.fn.~EventFn();
+      ::new (static_cast<void*>(&s.fn)) EventFn(std::forward<F>(fn));
+    } catch (...) {
+      ::new (static_cast<void*>(&s.fn)) EventFn();
+      release_slot(slot);
+      throw;
+    }
+    return enqueue(at, slot);
+  }
+  template <typename F>
+  EventId schedule_after(Duration delay, ProcessId owner, F&& fn) {
+    return schedule_at(now_ + delay, owner, std::forward<F>(fn));
   }
   // Runs `fn` after `local_delay` on the owner's monotonic clock.
-  EventId schedule_after_local(Duration local_delay, ProcessId owner, EventFn fn);
+  template <typename F>
+  EventId schedule_after_local(Duration local_delay, ProcessId owner, F&& fn) {
+    return schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
+                       std::forward<F>(fn));
+  }
   // Drops a pending event (its function is destroyed now). A no-op when it already ran, was
   // dropped or was cancelled. Why: most timers (request timeouts) are overtaken by a reply;
   // dropping them keeps the queue small.
   void cancel(EventId id);
-  void post(ProcessId owner, EventFn fn) { schedule_at(now_, owner, std::move(fn)); }
+  template <typename F>
+  void post(ProcessId owner, F&& fn) {
+    schedule_at(now_, owner, std::forward<F>(fn));
+  }
 
   // Runs events until none is left at or before `until`; then time is `until`.
   void run_until(TrueTime until);
   // Runs one event; false when none is left.
   bool step();
-  bool idle() const { return queue_.empty() && far_live_ == 0; }
+  bool idle() const { return live_events_ == 0; }
   std::uint64_t events_run() const { return events_run_; }
 
   // The process on whose behalf the current event runs.
@@ -126,16 +149,18 @@ class World {
 
  private:
   // The queue is a binary heap of small keys (a 4-ary one measured slower: the queue is
-  // shallow and its pops compare more); the events themselves stay put in slots, and each
-  // slot knows its key's heap position so that cancel() removes the key at once.
-  // Why: heap operations move their elements, and a key is 16 bytes where a slot with its
-  // EventFn is 80; and most timers are cancelled, which would otherwise leave the heap
-  // thousands of keys deep (profiling showed the heap as the simulator's top cost).
+  // shallow and its pops compare more); the events themselves stay put in slots, built there
+  // and run there. Why: heap operations move their elements, and a key is 16 bytes where a
+  // slot with its EventFn is 80.
+  //
+  // Cancelling is lazy: the slot is freed at once and its key stays where it is, stale, until
+  // it reaches the front, where a key whose sequence number no longer matches its slot's is
+  // dropped. Why: keeping every key's heap position up to date cost a write per key moved.
   //
   // Far events (timers a bucket or more beyond the drained one: request timeouts, deadlines,
   // election timers) wait in a ring of time buckets and enter the heap only when time nears
-  // them; cancelling one is O(1), and most are cancelled before then. The heap keeps messages
-  // in flight and near timers. Order is unchanged: a key keeps its (time, seq) wherever it is.
+  // them; most are cancelled before then, so the heap keeps messages in flight and near
+  // timers, and few stale keys. Order is unchanged: a key keeps its (time, seq) wherever it is.
 
   // A key is 16 bytes, four to a cache line: the sequence number (ties in time run in
   // scheduling order) and the slot share one word, the sequence in the high bits so that it
@@ -155,7 +180,7 @@ class World {
     }
   };
   struct Slot {
-    std::uint64_t seq = ~std::uint64_t{0};  // of the event it holds; kFree when none
+    std::uint64_t seq = ~std::uint64_t{0};  // of the event it holds; kFree or kRunning else
     ProcessId owner = kWorldProcess;
     std::uint64_t incarnation = 0;
     bool far = false;  // its key waits in far_ring_, not in the heap
@@ -164,29 +189,38 @@ class World {
   static constexpr int kBucketShift = 24;            // buckets of 2^24 ns (16.8 ms)
   static constexpr std::int64_t kRingBuckets = 1024;  // the ring reaches 17 s ahead
   static constexpr std::uint64_t kFree = ~std::uint64_t{0};
+  // The slot of the event running now: neither free (it cannot be reused while its callable
+  // runs) nor cancellable (its key has left the queue).
+  static constexpr std::uint64_t kRunning = kFree - 1;
+  // Slots live in chunks that never move, so an event runs in its slot even when it schedules
+  // others (which may add chunks).
+  static constexpr int kChunkBits = 10;
+  static constexpr std::uint32_t kChunkSlots = std::uint32_t{1} << kChunkBits;
+  Slot& slot_at(std::uint32_t slot) { return slot_chunks_[slot >> kChunkBits][slot & (kChunkSlots - 1)]; }
+  // Takes a free slot for an event of `owner` (its callable is built by the caller).
+  std::uint32_t reserve_slot(ProcessId owner);
+  // Queues the reserved slot's key at `at` (not before now).
+  EventId enqueue(TrueTime at, std::uint32_t slot);
   void release_slot(std::uint32_t slot);
-  void heap_place(std::size_t pos, const Key& key);
-  void heap_sift_up(std::size_t pos);
-  void heap_sift_down(std::size_t pos);
-  void heap_remove(std::size_t pos);
   void heap_push(const Key& key);
-  // Moves far events into the heap until its earliest key is the earliest event of all.
-  void admit_far_events();
-  // Runs the heap's earliest event (admit_far_events() first, and the heap not empty).
+  void heap_pop();
+  // Drops stale keys and admits far events until the heap's front is the earliest live event
+  // of all; false when no event is left.
+  bool settle_front();
+  // Runs the heap's front event (settle_front() returned true).
   void run_front();
-  void run_event(ProcessId owner, std::uint64_t incarnation, EventFn& fn);
+
 
   std::uint64_t seed_;
   Rng root_rng_;
   TrueTime now_{};
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_run_ = 0;
-  std::vector<Key> queue_;  // a binary heap under Later: the earliest event first
-  std::vector<Slot> slots_;
-  // Per slot: where its key is in queue_. Apart from slots_ because sifting updates it for
-  // every key it moves.
-  std::vector<std::uint32_t> heap_pos_;
+  std::vector<Key> queue_;  // a binary heap under Later: the earliest key first
+  std::vector<std::unique_ptr<Slot[]>> slot_chunks_;
+  std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_slots_;
+  std::size_t live_events_ = 0;  // scheduled, not yet run, dropped or cancelled
   // Bucket b (at_ns >> kBucketShift) is far_ring_[b % kRingBuckets]; it may hold stale keys
   // of cancelled events. Every bucket up to drained_bucket_ is in the heap; far keys are in
   // buckets after it and less than kRingBuckets after it.
