@@ -164,7 +164,9 @@ std::optional<Error> check_intervals(const std::vector<RequestOp>& ops, WrittenK
   return std::nullopt;
 }
 
-bool compare_kv(const Compare& c, const KeyValue& kv) {
+// `KV` is a KeyValue or a stored change: both have the compared fields.
+template <typename KV>
+bool compare_kv(const Compare& c, const KV& kv) {
   int result = 0;
   switch (c.target) {
     case CompareTarget::version: result = three_way(kv.version, c.version); break;
@@ -182,16 +184,6 @@ bool compare_kv(const Compare& c, const KeyValue& kv) {
   return false;
 }
 
-bool kv_less(SortTarget target, const KeyValue& a, const KeyValue& b) {
-  switch (target) {
-    case SortTarget::key: return a.key < b.key;
-    case SortTarget::version: return a.version < b.version;
-    case SortTarget::create: return a.create_revision < b.create_revision;
-    case SortTarget::mod: return a.mod_revision < b.mod_revision;
-    case SortTarget::value: return a.value < b.value;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -230,18 +222,17 @@ class EtcdStore::WriteTxn {
     const Revision rev = write_revision();
     const std::string& key = entry->first;
     const std::vector<KeyChange>& changes = entry->second;
-    KeyValue kv;
-    kv.key = key;
-    kv.value = value;
-    kv.lease = lease;
-    kv.mod_revision = rev;
-    kv.create_revision = rev;
-    kv.version = 1;
+    KeyChange change;
+    change.mod_revision = rev;
+    change.create_revision = rev;
+    change.version = 1;
+    change.lease = lease;
+    change.value = value;
     LeaseId previous_lease = 0;
     if (!changes.empty() && !changes.back().tombstone) {
-      const KeyValue& current = changes.back().kv;
-      kv.create_revision = current.create_revision;
-      kv.version = current.version + 1;
+      const KeyChange& current = changes.back();
+      change.create_revision = current.create_revision;
+      change.version = current.version + 1;
       previous_lease = current.lease;
     }
     // The common overwrite under the same lease leaves the lease's keys as they are.
@@ -249,19 +240,19 @@ class EtcdStore::WriteTxn {
       detach(previous_lease, key);
       attach(lease, key);
     }
-    record(entry, KeyChange{rev, change_count_, false, std::move(kv)}, EventType::put);
+    record(entry, std::move(change), EventType::put);
   }
 
   std::int64_t delete_range(const std::string& key, const std::string& range_end) {
     const Revision rev = write_revision();
-    std::vector<KeyValue> doomed = store_.live_in_range(key, range_end, rev);
-    for (const KeyValue& kv : doomed) {
-      detach(kv.lease, kv.key);
-      KeyValue tombstone;
-      tombstone.key = kv.key;
+    // References stay valid: each key's own history grows only when its tombstone is recorded.
+    const std::vector<LiveRef> doomed = store_.live_refs_in_range(key, range_end, rev);
+    for (const LiveRef& live : doomed) {
+      detach(live.change->lease, *live.key);
+      KeyChange tombstone;
       tombstone.mod_revision = rev;
-      record(store_.history_.find(kv.key),
-             KeyChange{rev, change_count_, true, std::move(tombstone)}, EventType::del);
+      tombstone.tombstone = true;
+      record(store_.history_.find(*live.key), std::move(tombstone), EventType::del);
     }
     return static_cast<std::int64_t>(doomed.size());
   }
@@ -324,15 +315,18 @@ class EtcdStore::WriteTxn {
   // `entry` is the key's history (created by the caller when the key is new).
   void record(History::iterator entry, KeyChange change, EventType type) {
     std::vector<KeyChange>& changes = entry->second;
+    change.sub = static_cast<std::int32_t>(change_count_);
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
       Event event;
       event.type = type;
-      event.kv = change.kv;
+      event.kv = key_value(entry->first, change);
       // prev_kv is the key at revision - 1, as etcd's watch server reads it.
-      if (const KeyValue* prev = live_in(changes, begin_)) event.prev_kv.push_back(*prev);
+      if (const KeyChange* prev = live_in(changes, begin_))
+        event.prev_kv.push_back(key_value(entry->first, *prev));
       events_.push_back(std::move(event));
     }
-    store_.latest_change_revision_ = std::max(store_.latest_change_revision_, change.main);
+    store_.latest_change_revision_ =
+        std::max(store_.latest_change_revision_, change.mod_revision);
     const bool was_live = !changes.empty() && !changes.back().tombstone;
     const bool is_live = !change.tombstone;
     changes.push_back(std::move(change));
@@ -383,38 +377,51 @@ void EtcdStore::index_liveness(const HistoryEntry& entry) {
 
 // ---- Reading ----
 
-const KeyValue* EtcdStore::live_at(const std::string& key, Revision rev) const {
+KeyValue EtcdStore::key_value(const std::string& key, const KeyChange& change) {
+  KeyValue kv;
+  kv.key = key;
+  kv.create_revision = change.create_revision;
+  kv.mod_revision = change.mod_revision;
+  kv.version = change.version;
+  kv.value = change.value;
+  kv.lease = change.lease;
+  return kv;
+}
+
+const EtcdStore::KeyChange* EtcdStore::live_at(const std::string& key, Revision rev) const {
   auto it = history_.find(key);
   return it == history_.end() ? nullptr : live_in(it->second, rev);
 }
 
-const KeyValue* EtcdStore::live_in(const std::vector<KeyChange>& changes, Revision rev) {
+const EtcdStore::KeyChange* EtcdStore::live_in(const std::vector<KeyChange>& changes,
+                                               Revision rev) {
   // Most reads are of the latest revision: no search then.
-  if (!changes.empty() && changes.back().main <= rev)
-    return changes.back().tombstone ? nullptr : &changes.back().kv;
+  if (!changes.empty() && changes.back().mod_revision <= rev)
+    return changes.back().tombstone ? nullptr : &changes.back();
   auto after = std::upper_bound(changes.begin(), changes.end(), rev,
-                                [](Revision r, const KeyChange& c) { return r < c.main; });
+                                [](Revision r, const KeyChange& c) { return r < c.mod_revision; });
   if (after == changes.begin()) return nullptr;
   const KeyChange& last = *std::prev(after);
-  return last.tombstone ? nullptr : &last.kv;
+  return last.tombstone ? nullptr : &last;
 }
 
 std::vector<KeyValue> EtcdStore::live_in_range(const std::string& key,
                                                const std::string& range_end,
                                                Revision rev) const {
-  const std::vector<const KeyValue*> refs = live_refs_in_range(key, range_end, rev);
+  const std::vector<LiveRef> refs = live_refs_in_range(key, range_end, rev);
   std::vector<KeyValue> kvs;
   kvs.reserve(refs.size());
-  for (const KeyValue* kv : refs) kvs.push_back(*kv);
+  for (const LiveRef& live : refs) kvs.push_back(live.key_value());
   return kvs;
 }
 
-std::vector<const KeyValue*> EtcdStore::live_refs_in_range(const std::string& key,
-                                                           const std::string& range_end,
-                                                           Revision rev) const {
-  std::vector<const KeyValue*> kvs;
+std::vector<EtcdStore::LiveRef> EtcdStore::live_refs_in_range(const std::string& key,
+                                                              const std::string& range_end,
+                                                              Revision rev) const {
+  std::vector<LiveRef> kvs;
   if (range_end.empty()) {
-    if (const KeyValue* kv = live_at(key, rev)) kvs.push_back(kv);
+    if (auto it = history_.find(key); it != history_.end())
+      if (const KeyChange* change = live_in(it->second, rev)) kvs.push_back({&it->first, change});
     return kvs;
   }
   const bool unbounded = is_gte_range(range_end);
@@ -423,13 +430,13 @@ std::vector<const KeyValue*> EtcdStore::live_refs_in_range(const std::string& ke
       const HistoryEntry& entry = **it;
       if (!unbounded && entry.first >= range_end) break;
       assert(!entry.second.empty() && !entry.second.back().tombstone);
-      kvs.push_back(&entry.second.back().kv);
+      kvs.push_back({&entry.first, &entry.second.back()});
     }
     return kvs;
   }
   for (auto it = history_.lower_bound(key); it != history_.end(); ++it) {
     if (!unbounded && it->first >= range_end) break;
-    if (const KeyValue* kv = live_in(it->second, rev)) kvs.push_back(kv);
+    if (const KeyChange* change = live_in(it->second, rev)) kvs.push_back({&it->first, change});
   }
   return kvs;
 }
@@ -443,17 +450,18 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
   if (rev < compact_main_revision_) return compacted_error();
 
   // Filtered, sorted and limited by reference; only what the response keeps is copied.
-  std::vector<const KeyValue*> kvs = live_refs_in_range(req.key, req.range_end, rev);
+  std::vector<LiveRef> kvs = live_refs_in_range(req.key, req.range_end, rev);
   RangeResponse resp;
   resp.header.revision = current;
   resp.count = static_cast<std::int64_t>(kvs.size());
   if (req.count_only) return resp;
 
-  std::erase_if(kvs, [&](const KeyValue* kv) {
-    return (req.max_mod_revision != 0 && kv->mod_revision > req.max_mod_revision) ||
-           (req.min_mod_revision != 0 && kv->mod_revision < req.min_mod_revision) ||
-           (req.max_create_revision != 0 && kv->create_revision > req.max_create_revision) ||
-           (req.min_create_revision != 0 && kv->create_revision < req.min_create_revision);
+  std::erase_if(kvs, [&](const LiveRef& live) {
+    const KeyChange& kv = *live.change;
+    return (req.max_mod_revision != 0 && kv.mod_revision > req.max_mod_revision) ||
+           (req.min_mod_revision != 0 && kv.mod_revision < req.min_mod_revision) ||
+           (req.max_create_revision != 0 && kv.create_revision > req.max_create_revision) ||
+           (req.min_create_revision != 0 && kv.create_revision < req.min_create_revision);
   });
 
   SortOrder order = req.sort_order;
@@ -462,14 +470,21 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
   // Stable sorts: ties keep key order, which is what Go's insertion sort (used by sort.Sort for
   // up to 12 elements) gives etcd; beyond that etcd's tie order is unspecified.
   const SortTarget target = req.sort_target;
+  const auto less = [target](const LiveRef& a, const LiveRef& b) {
+    switch (target) {
+      case SortTarget::key: return *a.key < *b.key;
+      case SortTarget::version: return a.change->version < b.change->version;
+      case SortTarget::create: return a.change->create_revision < b.change->create_revision;
+      case SortTarget::mod: return a.change->mod_revision < b.change->mod_revision;
+      case SortTarget::value: return a.change->value < b.change->value;
+    }
+    return false;
+  };
   if (order == SortOrder::ascend) {
-    std::stable_sort(kvs.begin(), kvs.end(), [&](const KeyValue* a, const KeyValue* b) {
-      return kv_less(target, *a, *b);
-    });
+    std::stable_sort(kvs.begin(), kvs.end(), less);
   } else if (order == SortOrder::descend) {
-    std::stable_sort(kvs.begin(), kvs.end(), [&](const KeyValue* a, const KeyValue* b) {
-      return kv_less(target, *b, *a);
-    });
+    std::stable_sort(kvs.begin(), kvs.end(),
+                     [&](const LiveRef& a, const LiveRef& b) { return less(b, a); });
   }
 
   if (req.limit > 0 && static_cast<std::int64_t>(kvs.size()) > req.limit) {
@@ -477,8 +492,8 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
     resp.more = true;
   }
   resp.kvs.reserve(kvs.size());
-  for (const KeyValue* kv : kvs) {
-    resp.kvs.push_back(*kv);
+  for (const LiveRef& live : kvs) {
+    resp.kvs.push_back(live.key_value());
     if (req.keys_only) resp.kvs.back().value.clear();
   }
   return resp;
@@ -517,7 +532,7 @@ Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   auto entry = history_.lower_bound(req.key);
   const bool known = entry != history_.end() && entry->first == req.key;
   // Points into the key's history; read before txn.put appends to it.
-  const KeyValue* prev = known ? live_in(entry->second, txn.read_revision()) : nullptr;
+  const KeyChange* prev = known ? live_in(entry->second, txn.read_revision()) : nullptr;
   if ((req.ignore_value || req.ignore_lease) && !prev) {
     // The flags were checked against the state before the txn, but an earlier delete in the
     // same txn can still remove the key: a delete with range_end "\0" escapes the duplicate-key
@@ -527,7 +542,7 @@ Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
                  std::string(kKeyNotFoundMessage) +
                      " (deleted earlier in the same txn; etcd 3.4 would crash applying it)");
   }
-  if (req.prev_kv && prev) resp.prev_kv.push_back(*prev);
+  if (req.prev_kv && prev) resp.prev_kv.push_back(key_value(req.key, *prev));
   const std::string& value = req.ignore_value ? prev->value : req.value;
   const LeaseId lease = req.ignore_lease ? prev->lease : req.lease;
   if (!known) entry = history_.emplace_hint(entry, req.key, std::vector<KeyChange>{});
@@ -566,8 +581,7 @@ Result<DeleteRangeResponse> EtcdStore::delete_range(const DeleteRangeRequest& re
 // ---- Txn ----
 
 bool EtcdStore::compare_holds(const Compare& c) const {
-  const std::vector<const KeyValue*> kvs =
-      live_refs_in_range(c.key, c.range_end, current_revision_);
+  const std::vector<LiveRef> kvs = live_refs_in_range(c.key, c.range_end, current_revision_);
   if (kvs.empty()) {
     // A missing key has no value to compare (an empty value is a real value); every other
     // target compares against the zero KeyValue.
@@ -575,7 +589,7 @@ bool EtcdStore::compare_holds(const Compare& c) const {
     return compare_kv(c, KeyValue{});
   }
   return std::all_of(kvs.begin(), kvs.end(),
-                     [&](const KeyValue* kv) { return compare_kv(c, *kv); });
+                     [&](const LiveRef& live) { return compare_kv(c, *live.change); });
 }
 
 EtcdStore::TxnPath EtcdStore::compare_to_path(const TxnRequest& req) const {
@@ -690,7 +704,7 @@ Result<CompactionResponse> EtcdStore::compact(const CompactionRequest& req) {
   for (auto it = history_.begin(); it != history_.end();) {
     auto& changes = it->second;
     auto after = std::upper_bound(changes.begin(), changes.end(), req.revision,
-                                  [](Revision r, const KeyChange& c) { return r < c.main; });
+                                  [](Revision r, const KeyChange& c) { return r < c.mod_revision; });
     if (after != changes.begin()) {
       auto newest = std::prev(after);
       changes.erase(changes.begin(), newest->tombstone ? after : newest);
@@ -814,15 +828,16 @@ Result<std::vector<Event>> EtcdStore::events_since(Revision start, const std::st
   std::vector<std::tuple<Revision, std::int64_t, Event>> ordered;
   auto collect = [&](const std::string& k, const std::vector<KeyChange>& changes) {
     for (const KeyChange& change : changes) {
-      if (change.main < start) continue;
+      if (change.mod_revision < start) continue;
       Event event;
       event.type = change.tombstone ? EventType::del : EventType::put;
-      event.kv = change.kv;
+      event.kv = key_value(k, change);
       // etcd reads prev_kv at revision - 1; that read fails once it is below the compaction.
-      if (change.main - 1 >= compact_main_revision_) {
-        if (const KeyValue* prev = live_at(k, change.main - 1)) event.prev_kv.push_back(*prev);
+      if (change.mod_revision - 1 >= compact_main_revision_) {
+        if (const KeyChange* prev = live_in(changes, change.mod_revision - 1))
+          event.prev_kv.push_back(key_value(k, *prev));
       }
-      ordered.emplace_back(change.main, change.sub, std::move(event));
+      ordered.emplace_back(change.mod_revision, change.sub, std::move(event));
     }
   };
   if (range_end.empty()) {

@@ -141,12 +141,26 @@ class EtcdStore {
   std::vector<KeyValue> all_live_keys() const;
 
  private:
-  // One change of one key. Within a revision, `sub` orders the changes of one transaction.
+  // One change of one key, whose history (a map entry) holds the key itself: the key's value
+  // and metadata from this change on. A tombstone keeps only its revision, like etcd's delete
+  // events. Within a revision, `sub` orders the changes of one transaction.
+  // Why not a KeyValue: a history keeps every change of every key until a compaction, and a
+  // copy of the key in each change was a third of the store's memory and time.
   struct KeyChange {
-    Revision main = 0;
-    std::int64_t sub = 0;
+    Revision mod_revision = 0;  // the change's (main) revision
+    Revision create_revision = 0;
+    std::int64_t version = 0;
+    LeaseId lease = 0;
+    std::string value;
+    std::int32_t sub = 0;
     bool tombstone = false;
-    KeyValue kv;  // for a tombstone: key and mod_revision only, like etcd's delete events
+  };
+  static KeyValue key_value(const std::string& key, const KeyChange& change);
+  // A key live at some revision: its history entry, and its change in force then.
+  struct LiveRef {
+    const std::string* key;
+    const KeyChange* change;
+    KeyValue key_value() const { return EtcdStore::key_value(*key, *change); }
   };
   struct Lease {
     std::int64_t ttl_seconds = 0;
@@ -156,15 +170,14 @@ class EtcdStore {
   struct TxnPath;  // which branch each (nested) txn takes
   class WriteTxn;  // one write transaction being applied
 
-  const KeyValue* live_at(const std::string& key, Revision rev) const;
-  // The value of a key with these changes at `rev`, or null when it was not live then.
-  static const KeyValue* live_in(const std::vector<KeyChange>& changes, Revision rev);
+  const KeyChange* live_at(const std::string& key, Revision rev) const;
+  // The change of a key with these changes in force at `rev`, or null when it was not live then.
+  static const KeyChange* live_in(const std::vector<KeyChange>& changes, Revision rev);
   std::vector<KeyValue> live_in_range(const std::string& key, const std::string& range_end,
                                       Revision rev) const;
-  // The same, as pointers into the history: valid until the next write.
-  std::vector<const KeyValue*> live_refs_in_range(const std::string& key,
-                                                  const std::string& range_end,
-                                                  Revision rev) const;
+  // The same, as references into the history: valid until the next write.
+  std::vector<LiveRef> live_refs_in_range(const std::string& key, const std::string& range_end,
+                                          Revision rev) const;
   Result<RangeResponse> range_at(const RangeRequest& req, Revision current) const;
 
   bool compare_holds(const Compare& c) const;
