@@ -60,6 +60,8 @@ class EventFn {
     void (*invoke)(void* storage);
     // Moves the callable from `from` into the empty `to` and leaves `from` empty.
     void (*relocate)(void* from, void* to) noexcept;
+    // Null for a callable with nothing to destroy (most closures hold pointers and numbers):
+    // every event is destroyed once, and an indirect call to an empty function showed up.
     void (*destroy)(void* storage) noexcept;
   };
 
@@ -77,7 +79,9 @@ class EventFn {
         ::new (to) Fn(std::move(*f));
         f->~Fn();
       },
-      [](void* s) noexcept { std::launder(reinterpret_cast<Fn*>(s))->~Fn(); },
+      std::is_trivially_destructible_v<Fn>
+          ? nullptr
+          : +[](void* s) noexcept { std::launder(reinterpret_cast<Fn*>(s))->~Fn(); },
   };
   // A heap callable: the storage holds a Fn* (trivially destructible, so relocating it is
   // constructing a copy of the pointer in the new storage).
@@ -98,7 +102,9 @@ class EventFn {
     ops_ = std::exchange(other.ops_, nullptr);
   }
   void reset() noexcept {
-    if (ops_) std::exchange(ops_, nullptr)->destroy(storage_);
+    if (!ops_) return;
+    const Ops* ops = std::exchange(ops_, nullptr);
+    if (ops->destroy) ops->destroy(storage_);
   }
 
   alignas(std::max_align_t) unsigned char storage_[kInlineBytes];

@@ -45,12 +45,11 @@ void Network::remove_rule(std::uint64_t id) {
                rules_.end());
 }
 
-std::int64_t& Network::last_delivery_ns(ProcessId from, ProcessId to) {
-  const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
-  if (f >= last_delivery_ns_.size()) last_delivery_ns_.resize(f + 1);
-  auto& row = last_delivery_ns_[f];
-  if (t >= row.size()) row.resize(t + 1, 0);
-  return row[t];
+std::int64_t& Network::grow_last_delivery_ns(std::size_t from, std::size_t to) {
+  if (from >= last_delivery_ns_.size()) last_delivery_ns_.resize(from + 1);
+  auto& row = last_delivery_ns_[from];
+  if (to >= row.size()) row.resize(to + 1, 0);
+  return row[to];
 }
 
 Network::Route Network::plan_route(ProcessId from, ProcessId to) {

@@ -90,7 +90,13 @@ class Network {
     std::vector<char> to;    // the same for receivers
   };
   static bool matches(const ActiveRule& r, ProcessId from, ProcessId to);
-  std::int64_t& last_delivery_ns(ProcessId from, ProcessId to);
+  std::int64_t& last_delivery_ns(ProcessId from, ProcessId to) {
+    const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
+    if (f < last_delivery_ns_.size() && t < last_delivery_ns_[f].size()) return last_delivery_ns_[f][t];
+    return grow_last_delivery_ns(f, t);
+  }
+  // A link not seen before: makes room for it.
+  std::int64_t& grow_last_delivery_ns(std::size_t from, std::size_t to);
 
   World& world_;
   Rng rng_;
