@@ -69,17 +69,15 @@ Revision EtcdCluster::propose_compaction(Revision revision) {
 }
 
 void EtcdCluster::register_client(ProcessId client, ReplySink sink) {
-  if (sink) {
-    reply_sinks_[client] = std::move(sink);
-  } else {
-    reply_sinks_.erase(client);
-  }
+  const auto i = static_cast<std::size_t>(client);
+  if (i >= reply_sinks_.size()) reply_sinks_.resize(i + 1);
+  reply_sinks_[i] = std::move(sink);  // an empty sink unregisters
 }
 
 void EtcdCluster::deliver_reply(ProcessId client, std::uint64_t call_id,
                                 Result<ClientResponse>&& response) {
-  auto it = reply_sinks_.find(client);
-  if (it != reply_sinks_.end()) it->second(call_id, std::move(response));
+  const auto i = static_cast<std::size_t>(client);
+  if (i < reply_sinks_.size() && reply_sinks_[i]) reply_sinks_[i](call_id, std::move(response));
 }
 
 void EtcdCluster::register_stream_break(ProcessId client, StreamBreakSink sink) {

@@ -86,7 +86,7 @@ class EtcdCluster {
   EtcdConfig config_;
   std::vector<std::unique_ptr<EtcdMember>> members_;
   std::uint64_t max_reported_index_ = 0;
-  std::map<ProcessId, ReplySink> reply_sinks_;
+  std::vector<ReplySink> reply_sinks_;  // by client process id (ids are small and dense)
   std::map<ProcessId, StreamBreakSink> stream_break_sinks_;
   std::set<ProcessId> keepalive_droppers_;
   std::uint64_t keepalives_dropped_ = 0;
