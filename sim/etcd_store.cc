@@ -221,7 +221,7 @@ class EtcdStore::WriteTxn {
   void put(History::iterator entry, const std::string& value, LeaseId lease) {
     const Revision rev = write_revision();
     const std::string& key = entry->first;
-    const std::vector<KeyChange>& changes = entry->second;
+    const Changes& changes = entry->second;
     KeyChange change;
     change.mod_revision = rev;
     change.create_revision = rev;
@@ -314,7 +314,7 @@ class EtcdStore::WriteTxn {
 
   // `entry` is the key's history (created by the caller when the key is new).
   void record(History::iterator entry, KeyChange change, EventType type) {
-    std::vector<KeyChange>& changes = entry->second;
+    Changes& changes = entry->second;
     change.sub = static_cast<std::int32_t>(change_count_);
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
       Event event;
@@ -393,7 +393,7 @@ const EtcdStore::KeyChange* EtcdStore::live_at(const std::string& key, Revision 
   return it == history_.end() ? nullptr : live_in(it->second, rev);
 }
 
-const EtcdStore::KeyChange* EtcdStore::live_in(const std::vector<KeyChange>& changes,
+const EtcdStore::KeyChange* EtcdStore::live_in(const Changes& changes,
                                                Revision rev) {
   // Most reads are of the latest revision: no search then.
   if (!changes.empty() && changes.back().mod_revision <= rev)
@@ -545,7 +545,7 @@ Result<PutResponse> EtcdStore::apply_put(WriteTxn& txn, const PutRequest& req) {
   if (req.prev_kv && prev) resp.prev_kv.push_back(key_value(req.key, *prev));
   const std::string& value = req.ignore_value ? prev->value : req.value;
   const LeaseId lease = req.ignore_lease ? prev->lease : req.lease;
-  if (!known) entry = history_.emplace_hint(entry, req.key, std::vector<KeyChange>{});
+  if (!known) entry = history_.emplace_hint(entry, req.key, Changes{});
   txn.put(entry, value, lease);
   resp.header.revision = txn.write_revision();
   return resp;
@@ -826,7 +826,7 @@ Result<std::vector<Event>> EtcdStore::events_since(Revision start, const std::st
   if (start <= 0) return events;
 
   std::vector<std::tuple<Revision, std::int64_t, Event>> ordered;
-  auto collect = [&](const std::string& k, const std::vector<KeyChange>& changes) {
+  auto collect = [&](const std::string& k, const Changes& changes) {
     for (const KeyChange& change : changes) {
       if (change.mod_revision < start) continue;
       Event event;

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -155,6 +156,11 @@ class EtcdStore {
     std::int32_t sub = 0;
     bool tombstone = false;
   };
+  // A key's changes, oldest first. Why a deque: a history grows at its end only (and loses its
+  // front to compaction). A vector's doublings copied every change again into fresh memory,
+  // and first touches of memory (page faults, costly on these virtual machines) were a third of
+  // the KV load's CPU time. A deque also keeps references to its changes valid as it grows.
+  using Changes = std::deque<KeyChange>;
   static KeyValue key_value(const std::string& key, const KeyChange& change);
   // A key live at some revision: its history entry, and its change in force then.
   struct LiveRef {
@@ -172,7 +178,7 @@ class EtcdStore {
 
   const KeyChange* live_at(const std::string& key, Revision rev) const;
   // The change of a key with these changes in force at `rev`, or null when it was not live then.
-  static const KeyChange* live_in(const std::vector<KeyChange>& changes, Revision rev);
+  static const KeyChange* live_in(const Changes& changes, Revision rev);
   std::vector<KeyValue> live_in_range(const std::string& key, const std::string& range_end,
                                       Revision rev) const;
   // The same, as references into the history: valid until the next write.
@@ -191,7 +197,7 @@ class EtcdStore {
   Result<TxnResponse> apply_txn(WriteTxn& txn, const TxnRequest& req, const TxnPath& path);
 
   EtcdStoreOptions options_;
-  using History = std::map<std::string, std::vector<KeyChange>>;
+  using History = std::map<std::string, Changes>;
   using HistoryEntry = History::value_type;
   History history_;  // per key, in (main, sub) order
   // The keys live at the latest revision, in key order, as pointers to their history_ entries.
