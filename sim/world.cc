@@ -144,8 +144,10 @@ bool World::settle_front() {
   for (;;) {
     // A key whose slot holds another sequence number was cancelled (the slot may hold a later
     // event by now).
-    while (!queue_.empty() && slot_at(queue_.front().slot()).seq != queue_.front().seq())
+    while (!queue_.empty() && is_stale(queue_.front())) {
       heap_pop();
+      --stale_in_heap_;
+    }
     // A heap key in a drained bucket is earlier than every far key (they are in later
     // buckets); otherwise the next bucket may hold earlier events.
     if (far_live_ == 0 ||
@@ -178,8 +180,17 @@ void World::cancel(EventId id) {
   if (id.seq == kFree || id.slot >= slot_count_) return;
   Slot& s = slot_at(id.slot);
   if (s.seq != id.seq) return;
-  if (s.far) --far_live_;  // its key stays in its bucket, stale, until the bucket is drained
-  release_slot(id.slot);   // a heap key goes stale the same way (see settle_front)
+  const bool in_heap = !s.far;
+  if (!in_heap) --far_live_;  // its key stays in its bucket, stale, until the bucket is drained
+  release_slot(id.slot);      // a heap key goes stale the same way (see settle_front)
+  if (!in_heap) return;
+  ++stale_in_heap_;
+  if (stale_in_heap_ > 64 && stale_in_heap_ > queue_.size() / 2) {
+    // Any heap of the same keys pops them in the same order: (time, seq) is a total order.
+    std::erase_if(queue_, [this](const Key& key) { return is_stale(key); });
+    std::make_heap(queue_.begin(), queue_.end(), Later{});
+    stale_in_heap_ = 0;
+  }
 }
 
 bool World::step() {

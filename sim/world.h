@@ -156,6 +156,8 @@ class World {
   // Cancelling is lazy: the slot is freed at once and its key stays where it is, stale, until
   // it reaches the front, where a key whose sequence number no longer matches its slot's is
   // dropped. Why: keeping every key's heap position up to date cost a write per key moved.
+  // When stale keys are more than half the heap (timers beyond the far ring's reach that are
+  // cancelled, for instance), the heap is rebuilt without them.
   //
   // Far events (timers a bucket or more beyond the drained one: request timeouts, deadlines,
   // election timers) wait in a ring of time buckets and enter the heap only when time nears
@@ -196,7 +198,10 @@ class World {
   // others (which may add chunks).
   static constexpr int kChunkBits = 10;
   static constexpr std::uint32_t kChunkSlots = std::uint32_t{1} << kChunkBits;
-  Slot& slot_at(std::uint32_t slot) { return slot_chunks_[slot >> kChunkBits][slot & (kChunkSlots - 1)]; }
+  Slot& slot_at(std::uint32_t slot) {
+    return slot_chunks_[slot >> kChunkBits][slot & (kChunkSlots - 1)];
+  }
+  bool is_stale(const Key& key) { return slot_at(key.slot()).seq != key.seq(); }
   // Takes a free slot for an event of `owner` (its callable is built by the caller).
   std::uint32_t reserve_slot(ProcessId owner);
   // Queues the reserved slot's key at `at` (not before now).
@@ -210,7 +215,6 @@ class World {
   // Runs the heap's front event (settle_front() returned true).
   void run_front();
 
-
   std::uint64_t seed_;
   Rng root_rng_;
   TrueTime now_{};
@@ -221,6 +225,7 @@ class World {
   std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_slots_;
   std::size_t live_events_ = 0;  // scheduled, not yet run, dropped or cancelled
+  std::size_t stale_in_heap_ = 0;  // keys in queue_ of cancelled events
   // Bucket b (at_ns >> kBucketShift) is far_ring_[b % kRingBuckets]; it may hold stale keys
   // of cancelled events. Every bucket up to drained_bucket_ is in the heap; far keys are in
   // buckets after it and less than kRingBuckets after it.

@@ -174,6 +174,31 @@ TEST_CASE("an event runs in its slot: it may schedule thousands more and cancel 
   REQUIRE(w.idle());
 }
 
+TEST_CASE("cancelled events beyond the far ring leave the heap, the rest run in order") {
+  // 30 s is beyond the far ring: these keys go straight into the heap, and cancelling 900 of
+  // them leaves more stale keys than live ones, which rebuilds the heap.
+  World w(6);
+  auto p = w.add_process("p");
+  std::vector<int> ran;
+  std::vector<World::EventId> ids;
+  for (int i = 0; i < 1000; ++i)
+    ids.push_back(w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
+                                [&ran, i] { ran.push_back(i); }));
+  std::vector<int> expected;
+  for (int i = 0; i < 1000; ++i) {
+    if (i % 10 == 3) {
+      expected.push_back(i);
+    } else {
+      w.cancel(ids[static_cast<std::size_t>(i)]);
+    }
+  }
+  std::sort(expected.begin(), expected.end(),
+            [](int a, int b) { return (a * 7919) % 1000 < (b * 7919) % 1000; });
+  w.run_until(TrueTime(seconds(40)));
+  REQUIRE(ran == expected);
+  REQUIRE(w.idle());
+}
+
 TEST_CASE("a duplicated message is two values: each handler may consume its own") {
   World w(4);
   auto a = w.add_process("a");
