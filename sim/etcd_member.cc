@@ -791,7 +791,6 @@ void EtcdMember::fail_expired_requests() {
     finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
                                  : Error(ErrorCode::timeout, "etcdserver: request timed out"));
   }
-
 }
 
 void EtcdMember::reply(ReplyRoute route, Result<ClientResponse> response) {

@@ -393,8 +393,7 @@ const EtcdStore::KeyChange* EtcdStore::live_at(const std::string& key, Revision 
   return it == history_.end() ? nullptr : live_in(it->second, rev);
 }
 
-const EtcdStore::KeyChange* EtcdStore::live_in(const Changes& changes,
-                                               Revision rev) {
+const EtcdStore::KeyChange* EtcdStore::live_in(const Changes& changes, Revision rev) {
   // Most reads are of the latest revision: no search then.
   if (!changes.empty() && changes.back().mod_revision <= rev)
     return changes.back().tombstone ? nullptr : &changes.back();

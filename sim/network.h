@@ -92,7 +92,8 @@ class Network {
   static bool matches(const ActiveRule& r, ProcessId from, ProcessId to);
   std::int64_t& last_delivery_ns(ProcessId from, ProcessId to) {
     const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
-    if (f < last_delivery_ns_.size() && t < last_delivery_ns_[f].size()) return last_delivery_ns_[f][t];
+    if (f < last_delivery_ns_.size() && t < last_delivery_ns_[f].size())
+      return last_delivery_ns_[f][t];
     return grow_last_delivery_ns(f, t);
   }
   // A link not seen before: makes room for it.

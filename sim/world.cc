@@ -82,7 +82,8 @@ std::uint32_t World::reserve_slot(ProcessId owner) {
     slot = slot_count_;
     if (slot >= (std::uint32_t{1} << kSlotBits))
       throw std::length_error("world: more than 2^24 events pending at once");
-    if ((slot & (kChunkSlots - 1)) == 0) slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
+    if ((slot & (kChunkSlots - 1)) == 0)
+      slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
     ++slot_count_;
   } else {
     slot = free_slots_.back();
@@ -156,9 +157,8 @@ bool World::settle_front() {
     ++drained_bucket_;
     auto& bucket = far_ring_[static_cast<std::size_t>(drained_bucket_ % kRingBuckets)];
     for (const Key& key : bucket) {
-      Slot& s = slot_at(key.slot());
-      if (s.seq != key.seq()) continue;  // cancelled
-      s.far = false;
+      if (is_stale(key)) continue;  // cancelled
+      slot_at(key.slot()).far = false;
       --far_live_;
       heap_push(key);
     }
