@@ -7,8 +7,15 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#ifdef LOCKSTEP_HUGE_PAGE_HEAP
+#include "cli/huge_page_heap.h"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef LOCKSTEP_HUGE_PAGE_HEAP
+  // Before anything grows the heap: see huge_page_heap.h (a run's first touches of memory).
+  lockstep::cli::install_huge_page_heap();
+#endif
   CLI::App app{"lockstep: deterministic simulation and verification of distributed locks"};
   app.require_subcommand(1);
   lockstep::cli::CommandSet commands;
