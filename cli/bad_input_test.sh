@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bad_input_test.sh LOCKSTEP SCENARIO: bad input on the command line gets one message naming
+# bad_input_test.sh LOCKSTEP SCENARIO REAL_BACKEND: bad input on the command line gets one message naming
 # what is wrong and exit 2, within seconds (no hang, no run that ignores the value), and
 # nothing the user wrote is written over. Each case here once did otherwise: NaN budgets ran
 # for ever, seeds wrapped, a device was read until memory ran out, `report -o` replaced any
@@ -7,6 +7,7 @@
 set -euo pipefail
 lockstep="$1"
 scenario="$2"  # a scenario that replays quickly
+real_backend="$3"  # ON when lockstep was built with the real etcd backend, else OFF
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -53,8 +54,13 @@ refused "--faults: must not be empty" run --algorithm etcd-mutex --faults ""
 refused "\"all\" must stand alone" run --algorithm etcd-mutex --faults all,none
 refused "an empty item" run --algorithm etcd-mutex --faults pause,,crash
 refused "--check: must not be empty" explore --algorithm etcd-mutex --seeds 1 --check "" --out x
-refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
-refused "etcd binary '/tmp' not found (not an executable file)" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+if [ "$real_backend" = ON ]; then
+  refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
+  refused "etcd binary '/tmp' not found (not an executable file)" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+else
+  # A lockstep built without the backend says so, whatever the other options.
+  refused "built without the real etcd backend" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+fi
 
 refused "unknown command \"bogus\"" bogus
 
