@@ -184,7 +184,6 @@ bool compare_kv(const Compare& c, const KV& kv) {
   return false;
 }
 
-
 }  // namespace
 
 // Which branch each txn takes; nested holds one entry per nested txn of the taken branch, in

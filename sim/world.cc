@@ -112,6 +112,8 @@ World::EventId World::enqueue(TrueTime at, std::uint32_t slot) {
   return EventId{slot, s.seq};
 }
 
+// Hand-written sifts, not std::push_heap/pop_heap: std::pop_heap sifts down to a leaf and back
+// up, which measured 1.4 % more instructions per KV request (bench/instructions.sh).
 void World::heap_push(const Key& key) {
   std::size_t pos = queue_.size();
   queue_.push_back(key);
