@@ -97,7 +97,7 @@ void EtcdCluster::break_streams_of(int member_index) {
 }
 
 void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& events,
-                                 const LogEntry& entry, const Result<ClientResponse>& result) {
+                                 const LogEntry& entry, const Result<ClientResponse>* result) {
   if (index <= max_reported_index_) return;  // another member applied it first
   max_reported_index_ = index;
   if (!world_.observer()) return;  // nobody records: skip building the truth events
@@ -115,8 +115,8 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
     world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete",
                         std::move(args));
   }
-  if (!result.ok()) return;
-  if (const auto* granted = std::get_if<LeaseGrantResponse>(&result.value())) {
+  if (!result->ok()) return;
+  if (const auto* granted = std::get_if<LeaseGrantResponse>(&result->value())) {
     world_.record_truth("etcd", "lease-granted",
                         {{"lease", granted->id}, {"ttl_seconds", granted->ttl_seconds}});
   } else if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op);

@@ -59,9 +59,10 @@ class EtcdCluster {
 
   // Truth reporting: called by members after applying log index `index` with `result`.
   // Records key-put/key-delete for `events`, and lease-granted {lease, ttl_seconds} and
-  // lease-revoked {lease} (a client's revoke; an expiry is reported by the leader).
+  // lease-revoked {lease} (a client's revoke; an expiry is reported by the leader). `result`
+  // may be null when records_truth_of(index) is false.
   void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry,
-                      const Result<ClientResponse>& result);
+                      const Result<ClientResponse>* result);
   void report_lease_expired(int member_index, LeaseId lease);
   // Whether report_applied(index, ...) will record the events of that index (an observer is
   // set and no member applied it before).

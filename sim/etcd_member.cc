@@ -57,7 +57,10 @@ EtcdMember::EtcdMember(EtcdCluster& cluster, int index, ProcessId pid, Rng rng)
       index_(index),
       pid_(pid),
       rng_(rng),
-      store_(EtcdStoreOptions{cluster.config().min_lease_ttl_seconds, cluster.config().max_txn_ops}) {}
+      store_(EtcdStoreOptions{cluster.config().min_lease_ttl_seconds, cluster.config().max_txn_ops}),
+      election_timer_(cluster.world(), pid, [this] { on_election_timeout(); }),
+      read_round_timer_(cluster.world(), pid, [this] { on_read_round_timeout(); }),
+      request_deadline_timer_(cluster.world(), pid, [this] { fail_expired_requests(); }) {}
 
 std::uint64_t EtcdMember::member_id() const { return 0x100 + static_cast<std::uint64_t>(index_); }
 
@@ -78,7 +81,7 @@ void EtcdMember::start() {
   role_ = MemberRole::follower;
   leader_ = -1;
   commit_index_ = applied_index_;
-  reset_election_timer();
+  restart_election_timeout(/*redraw=*/true);
   // A one-member cluster still holds an election, after its first timeout, like etcd.
 }
 
@@ -99,27 +102,31 @@ void EtcdMember::on_crash() {
   reads_waiting_.clear();
   read_round_.clear();
   reads_indexed_.clear();
-  cluster_.world().cancel(read_round_timer_);
+  read_round_timer_.disarm();
   pending_.clear();
+  waiting_ids_.clear();
+  request_deadline_timer_.disarm();
   watchers_.clear();
-  ++election_generation_;
+  election_timer_.disarm();
   ++heartbeat_generation_;
   cluster_.break_streams_of(index_);
 }
 
 // ---------------------------------------------------------------- roles and timers
 
-void EtcdMember::reset_election_timer() {
-  const std::uint64_t generation = ++election_generation_;
-  // Randomised in [T, 2T) as in Raft, on this member's own clock.
-  const auto timeout_ns = cluster_.config().election_timeout.count();
-  const Duration timeout(timeout_ns + static_cast<std::int64_t>(
-                                          rng_.below(static_cast<std::uint64_t>(timeout_ns))));
-  cluster_.world().cancel(election_timer_);
-  election_timer_ = cluster_.world().schedule_after_local(timeout, pid_, [this, generation] {
-    if (generation != election_generation_ || role_ == MemberRole::leader) return;
-    become_candidate(/*forced=*/false);
-  });
+void EtcdMember::restart_election_timeout(bool redraw) {
+  if (redraw) {
+    // Randomised in [T, 2T) as in Raft, on this member's own clock.
+    const auto timeout_ns = cluster_.config().election_timeout.count();
+    election_timeout_local_ = Duration(
+        timeout_ns + static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(timeout_ns))));
+  }
+  election_timer_.arm_after_local(election_timeout_local_);
+}
+
+void EtcdMember::on_election_timeout() {
+  if (role_ == MemberRole::leader) return;
+  become_candidate(/*forced=*/false);
 }
 
 void EtcdMember::become_follower(std::uint64_t term, int leader) {
@@ -142,7 +149,7 @@ void EtcdMember::become_follower(std::uint64_t term, int leader) {
     last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
     retry_waiting_requests();
   }
-  reset_election_timer();
+  restart_election_timeout(/*redraw=*/true);
 }
 
 void EtcdMember::become_candidate(bool forced) {
@@ -151,7 +158,7 @@ void EtcdMember::become_candidate(bool forced) {
   voted_for_ = index_;
   leader_ = -1;
   votes_ = {index_};
-  reset_election_timer();
+  restart_election_timeout(/*redraw=*/true);
   if (static_cast<int>(votes_.size()) >= quorum()) {
     become_leader();
     return;
@@ -166,7 +173,7 @@ void EtcdMember::become_candidate(bool forced) {
 void EtcdMember::become_leader() {
   role_ = MemberRole::leader;
   leader_ = index_;
-  ++election_generation_;  // no elections while leading
+  election_timer_.disarm();  // no elections while leading
   const Duration now_local = cluster_.world().local_monotonic(pid_);
   const auto members = static_cast<std::size_t>(cluster_.size());
   next_index_.assign(members, last_log_index() + 1);
@@ -287,7 +294,7 @@ void EtcdMember::on_vote_request(const VoteRequest& m) {
   if (m.term == term_ && up_to_date && (voted_for_ == -1 || voted_for_ == m.candidate)) {
     voted_for_ = m.candidate;
     granted = true;
-    reset_election_timer();
+    restart_election_timeout(/*redraw=*/false);
   }
   VoteReply reply{term_, index_, granted};
   cluster_.send_to_member(index_, m.candidate, [reply](EtcdMember& t) { t.on_vote_reply(reply); });
@@ -308,7 +315,7 @@ void EtcdMember::follow(std::uint64_t term, int leader) {
     become_follower(term, leader);
   } else {
     last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
-    reset_election_timer();
+    restart_election_timeout(/*redraw=*/false);
   }
 }
 
@@ -452,58 +459,47 @@ void EtcdMember::apply_committed() {
   while (applied_index_ < commit_index_) {
     const SharedLogEntry entry = log_[applied_index_];  // held: applying may change log_
     ++applied_index_;
-    Result<ClientResponse> result = apply_entry(*entry);
-    if (entry->origin_member == index_ && entry->origin_request != 0)
-      finish_request(entry->origin_request, std::move(result));
+    const bool answers_client = entry->origin_member == index_ && entry->origin_request != 0;
+    std::optional<Result<ClientResponse>> result;
+    const bool wants_result = answers_client || cluster_.records_truth_of(applied_index_);
+    apply_entry(*entry, wants_result ? &result : nullptr);
+    if (answers_client) finish_request(entry->origin_request, std::move(*result));
   }
   serve_ready_reads();
 }
 
-Result<ClientResponse> EtcdMember::apply_entry(const LogEntry& entry) {
+void EtcdMember::apply_entry(const LogEntry& entry,
+                             std::optional<Result<ClientResponse>>* response) {
   std::vector<Event> store_events;
   // Events cost copies of every changed key: asked for only when a watcher or the truth
   // record will read them.
   std::vector<Event>* events =
       !watchers_.empty() || cluster_.records_truth_of(applied_index_) ? &store_events : nullptr;
   const MonoTime now(cluster_.world().local_monotonic(pid_));
-  Result<ClientResponse> result = std::visit(
-      Overloaded{
-          [&](const PutRequest& r) -> Result<ClientResponse> {
-            auto x = store_.put(r, events);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-          [&](const DeleteRangeRequest& r) -> Result<ClientResponse> {
-            auto x = store_.delete_range(r, events);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-          [&](const TxnRequest& r) -> Result<ClientResponse> {
-            auto x = store_.txn(r, events);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-          [&](const CompactionRequest& r) -> Result<ClientResponse> {
-            auto x = store_.compact(r);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-          [&](const LeaseGrantRequest& r) -> Result<ClientResponse> {
-            auto x = store_.lease_grant(r, now);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-          [&](const LeaseRevokeRequest& r) -> Result<ClientResponse> {
-            revoking_.erase(r.id);
-            auto x = store_.lease_revoke(r.id, events);
-            if (!x) return x.error();
-            return ClientResponse(with_header(std::move(x).value()));
-          },
-      },
-      entry.op);
-  cluster_.report_applied(applied_index_, store_events, entry, result);
+  // Keeps a store call's outcome as the response, when one is wanted.
+  const auto answer = [&](auto&& outcome) {
+    if (response == nullptr) return;
+    if (!outcome) {
+      response->emplace(outcome.error());
+    } else {
+      response->emplace(ClientResponse(with_header(std::move(outcome).value())));
+    }
+  };
+  std::visit(Overloaded{
+                 [&](const PutRequest& r) { answer(store_.put(r, events)); },
+                 [&](const DeleteRangeRequest& r) { answer(store_.delete_range(r, events)); },
+                 [&](const TxnRequest& r) { answer(store_.txn(r, events)); },
+                 [&](const CompactionRequest& r) { answer(store_.compact(r)); },
+                 [&](const LeaseGrantRequest& r) { answer(store_.lease_grant(r, now)); },
+                 [&](const LeaseRevokeRequest& r) {
+                   revoking_.erase(r.id);
+                   answer(store_.lease_revoke(r.id, events));
+                 },
+             },
+             entry.op);
+  cluster_.report_applied(applied_index_, store_events, entry,
+                          response != nullptr ? &**response : nullptr);
   if (!store_events.empty()) dispatch_watch_events(store_events);
-  return result;
 }
 
 // ---------------------------------------------------------------- serving clients
@@ -535,21 +531,28 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     }
     return;
   }
-  pending_.try_emplace(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt,
-                                         cluster_.world().schedule_at(deadline, pid_, [this] {
-                                           fail_expired_requests();
-                                         })});
+  pending_.try_emplace(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
+  waiting_ids_.push_back(id);  // the newest id: the list stays in order
+  // Armed, it is due at an earlier request's deadline or before: every request gets the same
+  // timeout, so later requests have later deadlines.
+  if (!request_deadline_timer_.armed()) request_deadline_timer_.arm_at(deadline);
   retry_waiting_requests();
+}
+
+void EtcdMember::send_back_to_waiting(std::pair<const std::uint64_t, PendingRequest>& pending) {
+  if (!pending.second.in_flight) return;
+  pending.second.in_flight = false;
+  const auto at = std::lower_bound(waiting_ids_.begin(), waiting_ids_.end(), pending.first);
+  waiting_ids_.insert(at, pending.first);
 }
 
 // Sends every pending request that is not yet in flight on its way, if a leader is known.
 void EtcdMember::retry_waiting_requests() {
   if (leader_ < 0) return;
   // Sending may complete requests at once (a one-member cluster commits on proposal), which
-  // erases them from pending_: walk a copy of the ids.
+  // erases them from pending_, or send some back to waiting: walk the list taken out.
   Borrowed<std::uint64_t> waiting(spare_ids_);
-  for (const auto& [id, p] : pending_)
-    if (!p.in_flight) waiting.items.push_back(id);
+  waiting.items.swap(waiting_ids_);
   for (const std::uint64_t id : waiting.items) {
     auto it = pending_.find(id);
     if (it == pending_.end() || it->second.in_flight) continue;
@@ -627,18 +630,7 @@ void EtcdMember::maybe_start_read_round() {
 
 void EtcdMember::send_read_round() {
   const std::uint64_t round = read_round_id_;
-  cluster_.world().cancel(read_round_timer_);
-  read_round_timer_ = cluster_.world().schedule_after_local(kReadIndexRetry, pid_, [this, round] {
-    if (read_round_.empty() || round != read_round_id_) return;
-    if (leader_ >= 0) {
-      send_read_round();  // the request or its answer was lost, or the leader changed
-      return;
-    }
-    // No leader to ask: the reads wait for one (retry_waiting_requests).
-    for (const std::uint64_t id : read_round_)
-      if (auto p = pending_.find(id); p != pending_.end()) p->second.in_flight = false;
-    read_round_.clear();
-  });
+  read_round_timer_.arm_after_local(kReadIndexRetry);
   if (is_leader()) {
     on_read_index_request(index_, round);
   } else {
@@ -646,6 +638,18 @@ void EtcdMember::send_read_round() {
       t.on_read_index_request(from, round);
     });
   }
+}
+
+void EtcdMember::on_read_round_timeout() {
+  if (read_round_.empty()) return;
+  if (leader_ >= 0) {
+    send_read_round();  // the request or its answer was lost, or the leader changed
+    return;
+  }
+  // No leader to ask: the reads wait for one (retry_waiting_requests).
+  for (const std::uint64_t id : read_round_)
+    if (auto p = pending_.find(id); p != pending_.end()) send_back_to_waiting(*p);
+  read_round_.clear();
 }
 
 void EtcdMember::on_read_index_request(int from, std::uint64_t round) {
@@ -697,7 +701,7 @@ void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
 
 void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index) {
   if (read_round_.empty() || round != read_round_id_) return;  // an earlier round's answer
-  cluster_.world().cancel(read_round_timer_);
+  read_round_timer_.disarm();
   std::vector<std::uint64_t> reads = std::move(read_round_);
   read_round_.clear();
   for (const std::uint64_t id : reads) {
@@ -705,7 +709,7 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
     if (p == pending_.end()) continue;  // failed at its deadline meanwhile
     if (!index) {
       // Asked a former leader: retried when this member hears from a leader again.
-      p->second.in_flight = false;
+      send_back_to_waiting(*p);
       continue;
     }
     p->second.read_index = *index;
@@ -766,17 +770,16 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
   const auto p = pending_.find(call_id);
   if (p == pending_.end()) return;
   if (!response.ok() && response.error().code == ErrorCode::no_leader) {
-    p->second.in_flight = false;  // asked a former leader: retried later
+    send_back_to_waiting(*p);  // asked a former leader: retried later
     return;
   }
   finish_request(call_id, std::move(response));
 }
 
-void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse> response) {
+void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse>&& response) {
   auto it = pending_.find(request_id);
   if (it == pending_.end()) return;
   const ReplyRoute route = it->second.route;
-  cluster_.world().cancel(it->second.deadline_timer);
   pending_.erase(it);
   reply(route, std::move(response));
 }
@@ -791,9 +794,12 @@ void EtcdMember::fail_expired_requests() {
     finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
                                  : Error(ErrorCode::timeout, "etcdserver: request timed out"));
   }
+  TrueTime earliest = TrueTime::max();
+  for (const auto& [id, p] : pending_) earliest = std::min(earliest, p.deadline);
+  if (!pending_.empty()) request_deadline_timer_.arm_at(earliest);
 }
 
-void EtcdMember::reply(ReplyRoute route, Result<ClientResponse> response) {
+void EtcdMember::reply(ReplyRoute route, Result<ClientResponse>&& response) {
   cluster_.send_reply(index_, route.client,
                       [&cluster = cluster_, route,
                        response = Box<Result<ClientResponse>>(std::move(response))]() mutable {

@@ -18,7 +18,7 @@ namespace lockstep::sim {
 
 class EventFn {
  public:
-  static constexpr std::size_t kInlineBytes = 48;
+  static constexpr std::size_t kInlineBytes = 112;
 
   EventFn() noexcept = default;
   EventFn(std::nullptr_t) noexcept {}  // NOLINT: as std::function

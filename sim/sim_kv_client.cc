@@ -80,7 +80,8 @@ SimKvClient::SimKvClient(World& world, EtcdCluster& cluster, ProcessId pid,
       cluster_(cluster),
       pid_(pid),
       options_(options),
-      member_(options.preferred_member % cluster.size()) {
+      member_(options.preferred_member % cluster.size()),
+      deadline_timer_(world, pid, [this] { fail_expired_calls(); }) {
   cluster_.register_client(pid_, [this](std::uint64_t id, Result<ClientResponse>&& r) {
     on_reply(id, std::move(r));
   });
@@ -94,6 +95,7 @@ SimKvClient::~SimKvClient() {
 
 void SimKvClient::on_crash() {
   calls_.clear();
+  deadline_timer_.disarm();
   streams_.clear();
   member_ = options_.preferred_member % cluster_.size();
 }
@@ -111,14 +113,19 @@ SimKvClient::Calls::iterator SimKvClient::find_call(std::uint64_t call_id) {
   return it != calls_.end() && it->first == call_id ? it : calls_.end();
 }
 
-void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse>&& response) {
+void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse>&& response,
+                           bool in_own_event) {
   auto it = find_call(call_id);
   if (it == calls_.end()) return;
-  auto slot = it->second.slot;
+  auto slot = it->second.slot;  // keeps the slot alive while its coroutine runs
   calls_.erase(it);
   if (slot->value) return;
   slot->value = std::move(response);
-  fire_wake(world_, pid_, wake_of(slot));
+  if (in_own_event) {
+    fire_wake_now(world_, pid_, slot->cell);
+  } else {
+    fire_wake(world_, pid_, wake_of(slot));
+  }
 }
 
 void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& response) {
@@ -148,7 +155,7 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& respo
       }
     }
   }
-  complete(call_id, std::move(response));
+  complete(call_id, std::move(response), /*in_own_event=*/true);
 }
 
 void SimKvClient::on_member_reset(int member) {
@@ -156,7 +163,8 @@ void SimKvClient::on_member_reset(int member) {
   for (const auto& [id, c] : calls_)
     if (c.member == member) broken.push_back(id);
   for (auto id : broken)
-    complete(id, Error(ErrorCode::connection_lost, "connection to member reset"));
+    complete(id, Error(ErrorCode::connection_lost, "connection to member reset"),
+             /*in_own_event=*/false);  // a crash of the member, not an event of this client
   for (auto& [id, s] : streams_)
     if (s->member == member)
       push_to_stream(world_, pid_, *s,
@@ -169,17 +177,31 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   CallInFlight call;
   call.member = member_;
   call.slot = std::make_shared<Slot<Result<ClientResponse>>>();
+  const TrueTime deadline =
+      world_.now() + world_.process(pid_).monotonic.true_duration_for(options_.request_timeout);
   calls_.emplace_back(id, PendingCall{call.slot, call.member,
-                                      std::holds_alternative<WatchCreateRequest>(request)});
+                                      std::holds_alternative<WatchCreateRequest>(request),
+                                      deadline});
   cluster_.send_request(pid_, call.member, ReplyRoute{pid_, id}, std::move(request));
-  call.timer = world_.schedule_after_local(options_.request_timeout, pid_, [this, id] {
-    complete(id, Error(ErrorCode::timeout, "context deadline exceeded"));
-  });
+  if (!deadline_timer_.armed() || deadline < deadline_timer_.deadline())
+    deadline_timer_.arm_at(deadline);
   return call;
 }
 
+void SimKvClient::fail_expired_calls() {
+  const TrueTime now = world_.now();
+  std::vector<std::uint64_t> expired;
+  for (const auto& [id, c] : calls_)
+    if (c.deadline <= now) expired.push_back(id);
+  for (const std::uint64_t id : expired)
+    complete(id, Error(ErrorCode::timeout, "context deadline exceeded"),
+             /*in_own_event=*/false);  // several may fail at once: each resumes in turn
+  TrueTime earliest = TrueTime::max();
+  for (const auto& [id, c] : calls_) earliest = std::min(earliest, c.deadline);
+  if (!calls_.empty()) deadline_timer_.arm_at(earliest);
+}
+
 Result<ClientResponse> SimKvClient::finish_call(const CallInFlight& call) {
-  world_.cancel(call.timer);
   Result<ClientResponse> response = std::move(*call.slot->value);
   if (!response.ok()) note_error(response.error(), call.member);
   return response;

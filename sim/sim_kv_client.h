@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kv/kv_client.h"
+#include "sim/deadline_timer.h"
 #include "sim/etcd_cluster.h"
 #include "sim/wake.h"
 #include "sim/world.h"
@@ -62,24 +63,29 @@ class SimKvClient : public KvClient {
     std::shared_ptr<Slot<Result<ClientResponse>>> slot;
     int member = 0;
     bool is_watch_create = false;
+    TrueTime deadline;  // request_timeout after the call started, on the client's clock
   };
 
   // A call in flight, between start_call and finish_call.
   struct CallInFlight {
     std::shared_ptr<Slot<Result<ClientResponse>>> slot;
     int member = 0;
-    World::EventId timer;
   };
-  // Sends the request and starts its deadline timer; the caller awaits wake_of(call.slot).
+  // Sends the request and sees that its deadline is timed; the caller awaits
+  // wake_of(call.slot).
   CallInFlight start_call(ClientRequest&& request);
-  // After the wake: cancels the timer and takes the reply (noting an unhealthy member).
+  // After the wake: takes the reply (noting an unhealthy member).
   Result<ClientResponse> finish_call(const CallInFlight& call);
+  // Fails every call past its deadline, then arms deadline_timer_ for the earliest left.
+  void fail_expired_calls();
   // One coroutine per call: start_call, await the reply, finish_call, unwrap the type.
   template <typename Response>
   Task<Result<Response>> typed_call(ClientRequest request);
   void on_reply(std::uint64_t call_id, Result<ClientResponse>&& response);
   void on_member_reset(int member);
-  void complete(std::uint64_t call_id, Result<ClientResponse>&& response);
+  // Gives the call its outcome and wakes its caller: at once when `in_own_event` (a reply's
+  // delivery, an event of this client's process), else through an event.
+  void complete(std::uint64_t call_id, Result<ClientResponse>&& response, bool in_own_event);
   void note_error(const Error& e, int member);
 
   friend class SimWatchStream;
@@ -94,6 +100,9 @@ class SimKvClient : public KvClient {
   using Calls = std::vector<std::pair<std::uint64_t, PendingCall>>;
   Calls::iterator find_call(std::uint64_t call_id);
   Calls calls_;
+  // Due at the earliest deadline of calls_ (or earlier: it is not moved when that call is
+  // answered first, and finds nothing to fail then).
+  DeadlineTimer deadline_timer_;
   std::map<std::uint64_t, std::shared_ptr<StreamState>> streams_;  // by the create call's id
 };
 

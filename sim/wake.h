@@ -7,6 +7,7 @@
 // cancelled and the late event does nothing: no event ever resumes a freed frame.
 #pragma once
 
+#include <cassert>
 #include <coroutine>
 #include <memory>
 #include <optional>
@@ -31,6 +32,19 @@ inline void fire_wake(World& world, ProcessId owner, std::shared_ptr<WakeCell> c
   world.post(owner, [cell = std::move(cell)] {
     if (!cell->cancelled) cell->handle.resume();
   });
+}
+
+// Fires a cell from inside an event of its owner: resumes its coroutine at once, in this
+// event. Why: a reply's delivery is already an event of the waiting process (so pause and crash
+// applied to it), and posting the resumption as an event of its own cost about 3 % of a
+// simulated KV request's instructions. The caller keeps the cell alive across the call.
+inline void fire_wake_now(World& world, ProcessId owner, WakeCell& cell) {
+  assert(world.current_process() == owner && "resumed only inside an event of its owner");
+  (void)world;
+  (void)owner;
+  if (cell.fired || cell.cancelled) return;
+  cell.fired = true;
+  if (cell.handle) cell.handle.resume();
 }
 
 // Awaits a cell. Must live in the waiting coroutine's frame (as a local or temporary).
