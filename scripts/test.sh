@@ -8,8 +8,9 @@ failed=()
 for t in debug sanitize release; do
   [ -f "build/$t/CTestTestfile.cmake" ] || continue
   echo "== ctest: build/$t"
-  # ASan's leak checker and stack-use-after-return checks, as in CI.
+  # ASan's leak checker and stack-use-after-return checks, as in CI; see lsan.supp.
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+  LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "build/$t" --output-on-failure -j "$(nproc)" --timeout 600 ||
     failed+=("$t")  # the other build types still run: one report names every failure

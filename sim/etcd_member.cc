@@ -193,7 +193,7 @@ void EtcdMember::become_leader() {
   LogEntry noop;
   noop.term = term_;
   noop.op = TxnRequest{};
-  log_.push_back(std::make_shared<const LogEntry>(std::move(noop)));
+  log_.push_back(SharedLogEntry(std::move(noop)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   schedule_heartbeat();
   schedule_lease_scan();
@@ -611,7 +611,7 @@ void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
 void EtcdMember::on_forwarded_proposal(Box<LogEntry>&& entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
   entry->term = term_;
-  log_.push_back(SharedLogEntry(std::move(entry).release()));
+  log_.push_back(SharedLogEntry(std::move(*entry)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) maybe_send_append(peer);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <variant>
 
 #include "kv/result.h"
@@ -45,8 +46,39 @@ struct LogEntry {
   bool from_lease_expiry = false;  // a revoke the leader's lessor proposed
 };
 
-// Log entries are immutable once the leader appended them, so members' logs and append
-// messages share one copy instead of copying the request in every message and every log.
-using SharedLogEntry = std::shared_ptr<const LogEntry>;
+// A log entry once the leader appended it: immutable, and shared by every member's log and
+// every append message that carries it, instead of a copy of the request in each.
+// Counted without atomics, in the same block as the entry. Why not shared_ptr<const
+// LogEntry>: its count is atomic once the program has threads (explore runs worlds in
+// parallel), and each append copies and drops several; an entry never leaves its world,
+// and a world runs on one thread.
+class SharedLogEntry {
+ public:
+  SharedLogEntry() noexcept = default;
+  explicit SharedLogEntry(LogEntry entry) : counted_(new Counted{std::move(entry), 1}) {}
+  SharedLogEntry(const SharedLogEntry& other) noexcept : counted_(other.counted_) {
+    if (counted_) ++counted_->refs;
+  }
+  SharedLogEntry(SharedLogEntry&& other) noexcept : counted_(other.counted_) {
+    other.counted_ = nullptr;
+  }
+  SharedLogEntry& operator=(SharedLogEntry other) noexcept {
+    std::swap(counted_, other.counted_);
+    return *this;
+  }
+  ~SharedLogEntry() {
+    if (counted_ && --counted_->refs == 0) delete counted_;
+  }
+
+  const LogEntry& operator*() const { return counted_->entry; }
+  const LogEntry* operator->() const { return &counted_->entry; }
+
+ private:
+  struct Counted {
+    LogEntry entry;
+    std::uint64_t refs;
+  };
+  Counted* counted_ = nullptr;
+};
 
 }  // namespace lockstep::sim
