@@ -10,11 +10,17 @@ namespace {
 
 TrueTime at_ms(std::int64_t ms) { return TrueTime(milliseconds(ms)); }
 
-TEST_CASE("deadline timer: the action runs once at the latest deadline armed") {
-  World w(1);
-  const auto p = w.add_process("p");
+// A world with one process and its timer, whose action notes when it ran.
+struct TimerWorld {
+  World w{1};
+  ProcessId p = w.add_process("p");
   std::vector<TrueTime> ran;
-  DeadlineTimer timer(w, p, [&] { ran.push_back(w.now()); });
+  DeadlineTimer timer{w, p, [this] { ran.push_back(w.now()); }};
+};
+
+TEST_CASE("deadline timer: the action runs once at the latest deadline armed") {
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   timer.arm_at(at_ms(100));
   // Pushed later twice from inside events, as a leader's messages push an election timeout.
   w.schedule_at(at_ms(50), p, [&] { timer.arm_at(at_ms(150)); });
@@ -28,10 +34,8 @@ TEST_CASE("deadline timer: the action runs once at the latest deadline armed") {
 }
 
 TEST_CASE("deadline timer: a deadline moved earlier runs early - the old event does nothing") {
-  World w(1);
-  const auto p = w.add_process("p");
-  std::vector<TrueTime> ran;
-  DeadlineTimer timer(w, p, [&] { ran.push_back(w.now()); });
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   timer.arm_at(at_ms(500));
   w.schedule_at(at_ms(10), p, [&] { timer.arm_at(at_ms(40)); });
   w.run_until(at_ms(1000));
@@ -40,26 +44,22 @@ TEST_CASE("deadline timer: a deadline moved earlier runs early - the old event d
 }
 
 TEST_CASE("deadline timer: disarmed it runs nothing - re-armed it runs at the new deadline") {
-  World w(1);
-  const auto p = w.add_process("p");
-  int runs = 0;
-  DeadlineTimer timer(w, p, [&] { ++runs; });
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   timer.arm_at(at_ms(100));
   w.schedule_at(at_ms(60), p, [&] { timer.disarm(); });
   w.run_until(at_ms(200));
-  REQUIRE(runs == 0);
+  REQUIRE(ran.empty());
   timer.arm_at(at_ms(250));
   REQUIRE(timer.armed());
   REQUIRE(timer.deadline() == at_ms(250));
   w.run_until(at_ms(260));
-  REQUIRE(runs == 1);
+  REQUIRE(ran == std::vector<TrueTime>{at_ms(250)});
 }
 
 TEST_CASE("deadline timer: after a pause the messages held with it run first and may move it") {
-  World w(1);
-  const auto p = w.add_process("p");
-  std::vector<TrueTime> ran;
-  DeadlineTimer timer(w, p, [&] { ran.push_back(w.now()); });
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   timer.arm_at(at_ms(100));
   w.pause(p);
   // Came during the pause, after the deadline: it still runs before the timer's action.
@@ -74,19 +74,17 @@ TEST_CASE("deadline timer: after a pause the messages held with it run first and
 }
 
 TEST_CASE("deadline timer: a crash drops its event - armed again after a restart it runs") {
-  World w(1);
-  const auto p = w.add_process("p");
-  int runs = 0;
-  DeadlineTimer timer(w, p, [&] { ++runs; });
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   timer.arm_at(at_ms(100));
   w.crash(p);
   w.run_until(at_ms(200));
-  REQUIRE(runs == 0);
+  REQUIRE(ran.empty());
   w.restart(p);
   // Later than the dropped event's time: the timer must not count on that event.
   timer.arm_at(at_ms(300));
   w.run_until(at_ms(400));
-  REQUIRE(runs == 1);
+  REQUIRE(ran == std::vector<TrueTime>{at_ms(300)});
 }
 
 TEST_CASE("deadline timer: destroying it cancels its event") {
@@ -103,11 +101,9 @@ TEST_CASE("deadline timer: destroying it cancels its event") {
 }
 
 TEST_CASE("deadline timer: a deadline on the owner's clock follows the owner's rate") {
-  World w(1);
-  const auto p = w.add_process("p");
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
   w.process(p).monotonic.set_rate(w.now(), 2 * ProcessClock::kNominalRatePpm);  // twice as fast
-  std::vector<TrueTime> ran;
-  DeadlineTimer timer(w, p, [&] { ran.push_back(w.now()); });
   timer.arm_after_local(milliseconds(100));
   w.run_until(at_ms(1000));
   REQUIRE(ran == std::vector<TrueTime>{at_ms(50)});
