@@ -10,7 +10,7 @@
 //     that event and queues a new one.
 //     Why: a follower's election timeout moves later with every message from its leader, and
 //     a request's deadline is nearly always overtaken by its reply. One event cancelled and
-//     one queued for each cost about a tenth of a simulated KV request's instructions.
+//     one queued for each cost about 7 % of a simulated KV request's instructions.
 //   - An event held by a pause runs after its deadline. It then queues itself once more, at
 //     the same time, so that the events held with it (messages that came during the pause)
 //     run first and may move the deadline, as they would have before the deadline came.
