@@ -39,6 +39,11 @@ class DeadlineTimer {
   void arm_after_local(Duration local_delay) {
     arm_at(world_.now() + world_.process(owner_).monotonic.true_duration_for(local_delay));
   }
+  // Due at `at` unless already armed for an earlier deadline: for a timer that serves the
+  // earliest of several deadlines.
+  void arm_no_later_than(TrueTime at) {
+    if (!armed_ || at < deadline_) arm_at(at);
+  }
   void disarm() { armed_ = false; }  // a queued event finds nothing to do
   bool armed() const { return armed_; }
   TrueTime deadline() const { return deadline_; }

@@ -533,9 +533,7 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
   }
   pending_.try_emplace(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
   waiting_ids_.push_back(id);  // the newest id: the list stays in order
-  // Armed, it is due at an earlier request's deadline or before: every request gets the same
-  // timeout, so later requests have later deadlines.
-  if (!request_deadline_timer_.armed()) request_deadline_timer_.arm_at(deadline);
+  request_deadline_timer_.arm_no_later_than(deadline);
   retry_waiting_requests();
 }
 

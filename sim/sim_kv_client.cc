@@ -183,8 +183,7 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
                                       std::holds_alternative<WatchCreateRequest>(request),
                                       deadline});
   cluster_.send_request(pid_, call.member, ReplyRoute{pid_, id}, std::move(request));
-  if (!deadline_timer_.armed() || deadline < deadline_timer_.deadline())
-    deadline_timer_.arm_at(deadline);
+  deadline_timer_.arm_no_later_than(deadline);
   return call;
 }
 
