@@ -73,7 +73,10 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  // By reference, not by value: a value taken by value was moved twice, and a response
+  // variant's every move is a visit.
+  Result(const T& value) : state_(std::in_place_index<0>, value) {}
+  Result(T&& value) : state_(std::in_place_index<0>, std::move(value)) {}
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool ok() const { return state_.index() == 0; }

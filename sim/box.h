@@ -18,7 +18,8 @@ namespace lockstep::sim {
 template <typename T>
 class Box {
  public:
-  explicit Box(T value) : value_(std::make_unique<T>(std::move(value))) {}
+  explicit Box(T&& value) : value_(std::make_unique<T>(std::move(value))) {}
+  explicit Box(const T& value) : value_(std::make_unique<T>(value)) {}
   Box(const Box& other) : value_(other.value_ ? std::make_unique<T>(*other.value_) : nullptr) {}
   Box(Box&&) noexcept = default;
   Box& operator=(const Box& other) {

@@ -64,7 +64,7 @@ Revision EtcdCluster::propose_compaction(Revision revision) {
   if (target <= m.store().compact_revision()) return 0;
   LogEntry entry;
   entry.op = CompactionRequest{target, false};
-  m.on_forwarded_proposal(Box<LogEntry>(std::move(entry)));
+  m.on_proposal(std::move(entry));
   return target;
 }
 

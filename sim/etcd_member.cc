@@ -591,25 +591,25 @@ void EtcdMember::retry_waiting_requests() {
   maybe_start_read_round();
 }
 
-void EtcdMember::propose(LogOp op, std::uint64_t request_id) {
+void EtcdMember::propose(LogOp&& op, std::uint64_t request_id) {
   LogEntry entry;
   entry.op = std::move(op);
   entry.origin_member = index_;
   entry.origin_request = request_id;
-  Box<LogEntry> boxed(std::move(entry));
   if (is_leader()) {
-    on_forwarded_proposal(std::move(boxed));
+    on_proposal(std::move(entry));
   } else {
-    cluster_.send_to_member(index_, leader_, [entry = std::move(boxed)](EtcdMember& t) mutable {
-      t.on_forwarded_proposal(std::move(entry));
-    });
+    cluster_.send_to_member(index_, leader_,
+                            [entry = Box<LogEntry>(std::move(entry))](EtcdMember& t) mutable {
+                              t.on_forwarded_proposal(std::move(entry));
+                            });
   }
 }
 
-void EtcdMember::on_forwarded_proposal(Box<LogEntry>&& entry) {
+void EtcdMember::on_proposal(LogEntry&& entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
-  entry->term = term_;
-  log_.push_back(SharedLogEntry(std::move(*entry)));
+  entry.term = term_;
+  log_.push_back(SharedLogEntry(std::move(entry)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) maybe_send_append(peer);
@@ -827,7 +827,7 @@ void EtcdMember::lease_scan() {
       LogEntry entry;
       entry.op = LeaseRevokeRequest{id};
       entry.from_lease_expiry = true;
-      on_forwarded_proposal(Box<LogEntry>(std::move(entry)));
+      on_proposal(std::move(entry));
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {
       cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,

@@ -134,7 +134,9 @@ class EtcdMember {
   void on_heartbeat_reply(const HeartbeatReply& m);
   void on_timeout_now();
   // A follower's proposal forwarded to this (leader) member.
-  void on_forwarded_proposal(Box<LogEntry>&& entry);
+  void on_forwarded_proposal(Box<LogEntry>&& entry) { on_proposal(std::move(*entry)); }
+  // A proposal reached the leader (or the leader proposes): appended to its log in its term.
+  void on_proposal(LogEntry&& entry);
   // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
   // asking member's read round).
   void on_read_index_request(int from, std::uint64_t round);
@@ -202,7 +204,7 @@ class EtcdMember {
   void apply_entry(const LogEntry& entry, std::optional<Result<ClientResponse>>* response);
 
   // Serving.
-  void propose(LogOp op, std::uint64_t request_id);
+  void propose(LogOp&& op, std::uint64_t request_id);
   void start_read(std::uint64_t request_id);
   // Sends the waiting reads' ReadIndex round, unless one is in flight or no leader is known.
   void maybe_start_read_round();
@@ -221,10 +223,12 @@ class EtcdMember {
   void reply(ReplyRoute route, Result<ClientResponse>&& response);
   void finish_request(std::uint64_t request_id, Result<ClientResponse>&& response);
   ResponseHeader header() const;
+  // Sets the response's header and hands the same response on (for use within one
+  // expression): a response taken and returned by value was moved twice more.
   template <typename T>
-  T with_header(T response) const {
+  T&& with_header(T&& response) const {
     response.header = header();
-    return response;
+    return std::forward<T>(response);
   }
   void lease_scan();
   void create_watch(ReplyRoute route, WatchCreateRequest request);

@@ -55,7 +55,7 @@ struct LogEntry {
 class SharedLogEntry {
  public:
   SharedLogEntry() noexcept = default;
-  explicit SharedLogEntry(LogEntry entry) : counted_(new Counted{std::move(entry), 1}) {}
+  explicit SharedLogEntry(LogEntry&& entry) : counted_(new Counted{std::move(entry), 1}) {}
   SharedLogEntry(const SharedLogEntry& other) noexcept : counted_(other.counted_) {
     if (counted_) ++counted_->refs;
   }

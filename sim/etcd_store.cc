@@ -312,7 +312,7 @@ class EtcdStore::WriteTxn {
   }
 
   // `entry` is the key's history (created by the caller when the key is new).
-  void record(History::iterator entry, KeyChange change, EventType type) {
+  void record(History::iterator entry, KeyChange&& change, EventType type) {
     Changes& changes = entry->second;
     change.sub = static_cast<std::int32_t>(change_count_);
     if (events_out_ != nullptr) {  // nobody asked for events: skip copying the key twice more
