@@ -20,6 +20,8 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 constexpr Duration kReadIndexRetry = milliseconds(500);
 // The most entries one append carries.
 constexpr std::size_t kMaxEntriesPerAppend = 256;
+// Entries dropped from memory at least at a time (see compact_log).
+constexpr std::uint64_t kLogCompactionBatch = 4096;
 
 // Borrows a member's spare vector for a list built and dropped within one call, and gives it
 // back cleared. Why: such lists are built for every request, and allocating each one showed
@@ -265,11 +267,13 @@ void EtcdMember::send_append(int peer) {
   m.prev_term = log_term(m.prev_index);
   const std::uint64_t last =
       std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
+  assert(m.prev_index >= log_offset_ && "a peer never needs an entry every member holds");
   if (last > m.prev_index)
-    m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index),
-                     log_.begin() + static_cast<std::ptrdiff_t>(last));
+    m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index - log_offset_),
+                     log_.begin() + static_cast<std::ptrdiff_t>(last - log_offset_));
   m.leader_commit = commit_index_;
   m.heartbeat_seq = heartbeat_seq_;
+  m.held_by_all = held_by_all();
   m.needs_ack = probing_[p] || !m.entries.empty();
   commit_sent_[p] = std::max(commit_sent_[p], commit_index_);
   append_sent_local_[p] = cluster_.world().local_monotonic(pid_);
@@ -340,21 +344,26 @@ void EtcdMember::on_append(const Append& m) {
     return;
   }
   follow(m.term, m.leader);
-  bool success = m.prev_index <= last_log_index() && log_term(m.prev_index) == m.prev_term;
+  // Entries up to log_offset_ are held by every member, so they match the leader's (a
+  // duplicated append can arrive after they were dropped).
+  bool success = m.prev_index <= last_log_index() &&
+                 (m.prev_index < log_offset_ || log_term(m.prev_index) == m.prev_term);
   std::uint64_t match = 0;
   if (success) {
     std::uint64_t i = m.prev_index;
     for (const auto& e : m.entries) {
       ++i;
+      if (i <= log_offset_) continue;
       if (i <= last_log_index()) {
-        if (log_[i - 1]->term == e->term) continue;
+        if (log_entry(i)->term == e->term) continue;
         assert(i > applied_index_ && "a committed entry is never overwritten");
-        log_.resize(i - 1);
+        log_.resize(i - 1 - log_offset_);
       }
       log_.push_back(e);
     }
     match = m.prev_index + m.entries.size();
     commit_to(std::min(m.leader_commit, match));
+    compact_log(m.held_by_all);
   }
   if (success && !m.needs_ack) return;
   AppendReply reply{term_, index_, success, match, success ? 0 : m.prev_index, last_log_index(),
@@ -377,7 +386,10 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
     } else {
       next_index_[from] = std::max(next_index_[from], match_index_[from] + 1);
     }
-    if (advanced) advance_commit();
+    if (advanced) {
+      advance_commit();
+      compact_log(held_by_all());
+    }
     maybe_send_append(m.from);
   } else {
     const bool stale = probing_[from] ? m.rejected_prev + 1 != next_index_[from]
@@ -412,6 +424,23 @@ void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
       now_local - append_sent_local_[from] >= cluster_.config().heartbeat_interval)
     start_probe(m.from, match_index_[from] + 1);
   confirm_reads(m.heartbeat_seq, m.from);
+}
+
+std::uint64_t EtcdMember::held_by_all() const {
+  if (match_index_.empty()) return 0;  // not a leader since the last start
+  return *std::min_element(match_index_.begin(), match_index_.end());
+}
+
+void EtcdMember::compact_log(std::uint64_t held_by_all) {
+  const std::uint64_t upto = std::min(held_by_all, applied_index_);
+  if (upto <= log_offset_) return;
+  const std::uint64_t drop = upto - log_offset_;
+  // Why in batches: erasing the front of a vector moves what stays; dropping at least half of
+  // it (and a few thousand entries) at a time keeps that to a move or two per entry.
+  if (drop < kLogCompactionBatch || drop < log_.size() / 2) return;
+  log_offset_term_ = log_term(upto);
+  log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(drop));
+  log_offset_ = upto;
 }
 
 void EtcdMember::advance_commit() {
@@ -457,7 +486,7 @@ void EtcdMember::transfer_leadership(int successor) {
 
 void EtcdMember::apply_committed() {
   while (applied_index_ < commit_index_) {
-    const SharedLogEntry entry = log_[applied_index_];  // held: applying may change log_
+    const SharedLogEntry entry = log_entry(applied_index_ + 1);  // held: applying may change log_
     ++applied_index_;
     const bool answers_client = entry->origin_member == index_ && entry->origin_request != 0;
     std::optional<Result<ClientResponse>> result;

@@ -28,6 +28,7 @@
 //     timeout. A crash loses volatile state; the log, term, vote and store survive restart.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -65,6 +66,9 @@ class EtcdMember {
   const EtcdStore& store() const { return store_; }
   std::uint64_t applied_index() const { return applied_index_; }
   std::uint64_t commit_index() const { return commit_index_; }
+  // The first log index still in memory (1 until the first compaction, see log_offset_).
+  std::uint64_t first_index_in_memory() const { return log_offset_ + 1; }
+  std::uint64_t last_log_index() const { return log_offset_ + log_.size(); }
 
   // Starts timers; called at the start of the run and after every restart.
   void start();
@@ -100,6 +104,9 @@ class EtcdMember {
     std::vector<SharedLogEntry> entries;
     std::uint64_t leader_commit;
     std::uint64_t heartbeat_seq;
+    // Every member's log holds the leader's entries up to here (the least match index): the
+    // follower may drop them from memory once applied (see compact_log).
+    std::uint64_t held_by_all;
     // False for an empty append to a replicating follower, which only carries a commit index:
     // accepting it tells the leader nothing, so the follower does not answer it.
     bool needs_ack;
@@ -190,10 +197,18 @@ class EtcdMember {
   void send_append(int peer);
   // A follower stopped matching or an append went missing: probe from `next_index`.
   void start_probe(int peer, std::uint64_t next_index);
-  std::uint64_t last_log_index() const { return log_.size(); }
-  std::uint64_t log_term(std::uint64_t index) const {
-    return index == 0 ? 0 : log_[index - 1]->term;
+  // Entry `index`, which must be in memory (after log_offset_).
+  const SharedLogEntry& log_entry(std::uint64_t index) const {
+    assert(index > log_offset_ && index <= last_log_index());
+    return log_[index - log_offset_ - 1];
   }
+  std::uint64_t log_term(std::uint64_t index) const {
+    return index == log_offset_ ? log_offset_term_ : log_entry(index)->term;
+  }
+  // The least index every member's log holds (a leader's view: its match indexes).
+  std::uint64_t held_by_all() const;
+  // Drops from memory the entries up to `held_by_all` that this member applied.
+  void compact_log(std::uint64_t held_by_all);
   int quorum() const;
   void advance_commit();
   void apply_committed();
@@ -243,7 +258,15 @@ class EtcdMember {
   // Persistent state: survives a crash.
   std::uint64_t term_ = 0;
   int voted_for_ = -1;
+  // Entries log_offset_ + 1 .. last_log_index(). Earlier ones were dropped: every member's log
+  // held them and this member had applied them, so no member will send or apply them again
+  // (etcd compacts its raft log at each snapshot in the same way; lockstep needs no snapshot
+  // because it drops only what every member holds). Why: the log was a third of the memory a
+  // long KV load grows by, and on these machines memory touched for the first time costs
+  // more CPU time than the simulation that fills it.
   std::vector<SharedLogEntry> log_;
+  std::uint64_t log_offset_ = 0;
+  std::uint64_t log_offset_term_ = 0;  // the term of entry log_offset_ (0 for none)
   EtcdStore store_;
   std::uint64_t applied_index_ = 0;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 // How the simulated members replicate and serve linearizable reads: commit indexes reach the
-// followers at once, ReadIndex rounds are shared and asked again when lost, and a follower
-// that lost appends catches up.
+// followers at once, ReadIndex rounds are shared and asked again when lost, a follower that
+// lost appends catches up, and log entries leave memory once every member holds them.
 //
 // Catch2's assertion macros may evaluate their argument more than once under g++ 12:
 // never co_await inside REQUIRE/CHECK.
@@ -177,6 +177,90 @@ TEST_CASE("a follower that lost appends catches up once the loss stops") {
     INFO("member " << i);
     CHECK(rig.cluster.member(i).applied_index() == rig.cluster.member(rig.leader).applied_index());
     CHECK(rig.cluster.member(i).store().all_live_keys().size() == kPuts);
+  }
+}
+
+// Puts keys prefix0 .. prefix<count - 1>, one after another.
+Task<void> put_keys(SimNode* n, std::string prefix, int count, bool* done) {
+  for (int i = 0; i < count; ++i) {
+    bool ok = false;
+    co_await put_key(n, prefix + std::to_string(i), "v", &ok);
+    REQUIRE(ok);
+  }
+  *done = true;
+}
+
+TEST_CASE("log entries leave memory only once every member holds them, and members still agree") {
+  ReplicationRig rig(7, /*via_follower=*/false);
+  // A crashed member keeps its log, and the leader its last match index for it. (A cut would
+  // do too, but the cut member's elections would depose the leader when it returns.)
+  const int cut_member = rig.follower;
+  const ProcessId cut_pid = rig.cluster.member(cut_member).pid();
+  rig.world.crash(cut_pid);
+  // More puts than one compaction drops (4096 entries at least).
+  constexpr int kPuts = 9000;
+  rig.run([&](SimNode* n, bool* done) { return put_keys(n, "a", kPuts, done); }, seconds(600));
+  // A member lacks the entries: every member keeps them.
+  for (int i = 0; i < 3; ++i) {
+    INFO("member " << i);
+    CHECK(rig.cluster.member(i).first_index_in_memory() == 1);
+  }
+  rig.world.restart(cut_pid);
+  rig.world.run_until(rig.world.now() + seconds(2));  // the leader's heartbeats find it behind
+  REQUIRE(rig.cluster.leader() == rig.leader);
+  rig.run([&](SimNode* n, bool* done) { return put_keys(n, "b", 10, done); });
+  rig.world.run_until(rig.world.now() + milliseconds(100));  // the last commit index spreads
+  const std::uint64_t applied = rig.cluster.member(rig.leader).applied_index();
+  for (int i = 0; i < 3; ++i) {
+    INFO("member " << i);
+    const EtcdMember& m = rig.cluster.member(i);
+    CHECK(m.applied_index() == applied);
+    CHECK(m.first_index_in_memory() > kPuts / 2);  // dropped once all held them
+    CHECK(m.last_log_index() - m.first_index_in_memory() < kPuts / 2);
+  }
+  {
+    // A duplicate append that arrives after the entries it starts from were dropped: they are
+    // held by every member, so they match; the entry after them is the follower's own.
+    EtcdMember& f = rig.cluster.member(cut_member);
+    const std::uint64_t first = f.first_index_in_memory();
+    const std::uint64_t last = f.last_log_index();
+    EtcdMember::Append late{};
+    late.term = f.term();
+    late.leader = rig.leader;
+    late.prev_index = first - 3;
+    late.prev_term = 0;  // not the entry's term: a dropped entry's term is not checked
+    for (int i = 0; i < 3; ++i) {
+      LogEntry e;
+      e.term = f.term();
+      late.entries.push_back(SharedLogEntry(std::move(e)));
+    }
+    late.leader_commit = f.commit_index();
+    late.held_by_all = 0;
+    f.on_append(late);
+    CHECK(f.first_index_in_memory() == first);
+    CHECK(f.last_log_index() == last);
+  }
+  // A new leader whose log starts past its first entries, and appends that arrive twice and
+  // late (some after the entries they start from were dropped), still replicate every put.
+  const int successor = cut_member;  // the member that lagged furthest
+  rig.cluster.member(rig.leader).transfer_leadership(successor);
+  rig.world.run_until(rig.world.now() + seconds(1));
+  REQUIRE(rig.cluster.leader() == successor);
+  LinkRule messy;
+  messy.from = {rig.cluster.member(successor).pid()};
+  messy.duplicate_probability = 0.5;
+  messy.reorder_window = milliseconds(50);
+  const std::uint64_t messy_rule = rig.network.add_rule(messy);
+  rig.run([&](SimNode* n, bool* done) { return put_keys(n, "c", kPuts, done); }, seconds(600));
+  rig.network.remove_rule(messy_rule);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  const std::size_t keys = 2 * kPuts + 10;
+  for (int i = 0; i < 3; ++i) {
+    INFO("member " << i);
+    const EtcdMember& m = rig.cluster.member(i);
+    CHECK(m.applied_index() == rig.cluster.member(successor).applied_index());
+    CHECK(m.store().all_live_keys().size() == keys);
+    CHECK(m.first_index_in_memory() > kPuts);
   }
 }
 
