@@ -209,6 +209,10 @@ class World {
   void release_slot(std::uint32_t slot);
   void heap_push(const Key& key);
   void heap_pop();
+  // Places `key` at the root and moves it down to its place (the root's old key is lost).
+  void sift_down(const Key& key);
+  // Pops the key of the event that ran last, unless an event it scheduled took its place.
+  void drop_taken_front();
   // Drops stale keys and admits far events until the heap's front is the earliest live event
   // of all; false when no event is left.
   bool settle_front();
@@ -221,6 +225,8 @@ class World {
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_run_ = 0;
   std::vector<Key> queue_;  // a binary heap under Later: the earliest key first
+  // The root of queue_ is the key of the event running (or last run), not yet popped.
+  bool front_taken_ = false;
   std::vector<std::unique_ptr<Slot[]>> slot_chunks_;
   std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_slots_;
