@@ -199,6 +199,36 @@ TEST_CASE("cancelled events beyond the far ring leave the heap, the rest run in 
   REQUIRE(w.idle());
 }
 
+TEST_CASE("an event that rebuilds the heap by cancelling, then schedules, keeps the order") {
+  // The running event's key stays at the heap's root until the event's first schedule (see
+  // World::run_front); a rebuild inside the event must not take it for a live one, nor lose it.
+  World w(8);
+  auto p = w.add_process("p");
+  std::vector<int> ran;
+  std::vector<World::EventId> ids;
+  for (int i = 0; i < 1000; ++i)
+    ids.push_back(w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
+                                [&ran, i] { ran.push_back(i); }));
+  w.schedule_at(TrueTime(seconds(1)), p, [&] {
+    ran.push_back(-1);
+    for (int i = 0; i < 1000; ++i)
+      if (i % 10 != 3) w.cancel(ids[static_cast<std::size_t>(i)]);
+    for (int i = 1000; i < 1005; ++i)
+      w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
+                    [&ran, i] { ran.push_back(i); });
+  });
+  std::vector<int> expected;
+  for (int i = 0; i < 1005; ++i)
+    if (i >= 1000 || i % 10 == 3) expected.push_back(i);
+  // Ties in time run in scheduling order: a stable sort by time.
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](int a, int b) { return (a * 7919) % 1000 < (b * 7919) % 1000; });
+  expected.insert(expected.begin(), -1);
+  w.run_until(TrueTime(seconds(40)));
+  REQUIRE(ran == expected);
+  REQUIRE(w.idle());
+}
+
 TEST_CASE("a duplicated message is two values: each handler may consume its own") {
   World w(4);
   auto a = w.add_process("a");
