@@ -23,14 +23,6 @@ ProcessId World::add_process(std::string name) {
   return processes_.back()->id;
 }
 
-Process& World::process(ProcessId id) {
-  assert(id >= 0 && static_cast<std::size_t>(id) < processes_.size());
-  return *processes_[static_cast<std::size_t>(id)];
-}
-const Process& World::process(ProcessId id) const {
-  assert(id >= 0 && static_cast<std::size_t>(id) < processes_.size());
-  return *processes_[static_cast<std::size_t>(id)];
-}
 
 Duration World::local_monotonic(ProcessId id) const { return process(id).monotonic.local_at(now_); }
 Duration World::local_wall(ProcessId id) const { return process(id).wall.local_at(now_); }
@@ -76,44 +68,19 @@ void World::set_restart_hook(ProcessId id, std::function<void()> hook) {
   restart_hooks_[id] = std::move(hook);
 }
 
-std::uint32_t World::reserve_slot(ProcessId owner) {
-  std::uint32_t slot;
-  if (free_slots_.empty()) {
-    slot = slot_count_;
-    if (slot >= (std::uint32_t{1} << kSlotBits))
-      throw std::length_error("world: more than 2^24 events pending at once");
-    if ((slot & (kChunkSlots - 1)) == 0)
-      slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
-    ++slot_count_;
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
-  Slot& s = slot_at(slot);
-  s.seq = next_seq_++;
-  s.owner = owner;
-  s.incarnation = process(owner).incarnation;
-  ++live_events_;
-  return slot;
-}
 
-World::EventId World::enqueue(TrueTime at, std::uint32_t slot) {
-  if (at < now_) at = now_;
-  Slot& s = slot_at(slot);
-  const Key key{at.time_since_epoch().count(), (s.seq << kSlotBits) | slot};
-  const std::int64_t bucket = key.at_ns >> kBucketShift;
-  s.far = bucket > drained_bucket_ && bucket - drained_bucket_ < kRingBuckets;
-  if (s.far) {
-    far_ring_[static_cast<std::size_t>(bucket % kRingBuckets)].push_back(key);
-    ++far_live_;
-  } else {
-    heap_push(key);
-  }
-  return EventId{slot, s.seq};
-}
 
 // Hand-written sifts, not std::push_heap/pop_heap: std::pop_heap sifts down to a leaf and back
 // up, which measured 1.4 % more instructions per KV request (bench/instructions.sh).
+std::uint32_t World::add_slot() {
+  const std::uint32_t slot = slot_count_;
+  if (slot >= (std::uint32_t{1} << kSlotBits))
+    throw std::length_error("world: more than 2^24 events pending at once");
+  if ((slot & (kChunkSlots - 1)) == 0) slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
+  ++slot_count_;
+  return slot;
+}
+
 void World::heap_push(const Key& key) {
   if (front_taken_) {
     // The running event's key still fills the root: the new key replaces it and sifts down,

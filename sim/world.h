@@ -12,6 +12,7 @@
 // Like TigerBeetle's simulator, the world checks its own invariants with assertions.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -203,7 +204,11 @@ class World {
   }
   bool is_stale(const Key& key) { return slot_at(key.slot()).seq != key.seq(); }
   // Takes a free slot for an event of `owner` (its callable is built by the caller).
+  // reserve_slot, enqueue and process are defined below, in this header: they run for every
+  // event scheduled, from schedule_at's callers in every file.
   std::uint32_t reserve_slot(ProcessId owner);
+  // A slot never used before (a new chunk when the last is full).
+  std::uint32_t add_slot();
   // Queues the reserved slot's key at `at` (not before now).
   EventId enqueue(TrueTime at, std::uint32_t slot);
   void release_slot(std::uint32_t slot);
@@ -244,5 +249,46 @@ class World {
   ProcessId current_ = kWorldProcess;
   WorldObserver* observer_ = nullptr;
 };
+
+inline Process& World::process(ProcessId id) {
+  assert(id >= 0 && static_cast<std::size_t>(id) < processes_.size());
+  return *processes_[static_cast<std::size_t>(id)];
+}
+
+inline const Process& World::process(ProcessId id) const {
+  assert(id >= 0 && static_cast<std::size_t>(id) < processes_.size());
+  return *processes_[static_cast<std::size_t>(id)];
+}
+
+inline std::uint32_t World::reserve_slot(ProcessId owner) {
+  std::uint32_t slot;
+  if (free_slots_.empty()) [[unlikely]] {
+    slot = add_slot();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  Slot& s = slot_at(slot);
+  s.seq = next_seq_++;
+  s.owner = owner;
+  s.incarnation = process(owner).incarnation;
+  ++live_events_;
+  return slot;
+}
+
+inline World::EventId World::enqueue(TrueTime at, std::uint32_t slot) {
+  if (at < now_) at = now_;
+  Slot& s = slot_at(slot);
+  const Key key{at.time_since_epoch().count(), (s.seq << kSlotBits) | slot};
+  const std::int64_t bucket = key.at_ns >> kBucketShift;
+  s.far = bucket > drained_bucket_ && bucket - drained_bucket_ < kRingBuckets;
+  if (s.far) {
+    far_ring_[static_cast<std::size_t>(bucket % kRingBuckets)].push_back(key);
+    ++far_live_;
+  } else {
+    heap_push(key);
+  }
+  return EventId{slot, s.seq};
+}
 
 }  // namespace lockstep::sim
