@@ -27,7 +27,7 @@ SimResourceClient::SimResourceClient(sim::World& world, sim::Network& network,
 Task<Result<SimResourceService::Reply>> SimResourceClient::call(bool is_write, std::int64_t base,
                                                                 std::int64_t value,
                                                                 std::int64_t token) {
-  auto slot = std::make_shared<sim::Slot<Result<SimResourceService::Reply>>>();
+  auto slot = sim::make_local<sim::Slot<Result<SimResourceService::Reply>>>();
   sim::World* world = &world_;
   sim::Network* network = &network_;
   SimResourceService* service = &service_;

@@ -47,7 +47,7 @@ class SimWatchStream : public WatchStream {
   Task<Result<WatchResponse>> next(Duration max_wait) override {
     if (state_->queue.empty()) {
       if (state_->ended) co_return Error(ErrorCode::connection_lost, "watch stream ended");
-      auto slot = std::make_shared<Slot<bool>>();
+      auto slot = make_local<Slot<bool>>();
       state_->waiter = slot;
       const auto timer = client_.world_.schedule_after_local(
           max_wait, client_.pid_, [world = &client_.world_, pid = client_.pid_, slot] {
@@ -122,7 +122,7 @@ void SimKvClient::complete(std::uint64_t call_id, Result<ClientResponse>&& respo
   if (slot->value) return;
   slot->value = std::move(response);
   if (in_own_event) {
-    fire_wake_now(world_, pid_, slot->cell);
+    fire_wake_now(world_, pid_, *slot);
   } else {
     fire_wake(world_, pid_, wake_of(slot));
   }
@@ -144,7 +144,7 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& respo
     // Created and cancelled at once is a refusal (watch() turns it into an error): there is
     // no watch on the member to stream from or to cancel.
     if (w && w->created && !w->canceled) {
-      if (it->second.slot->cell.cancelled) {
+      if (it->second.slot->cancelled) {
         // Nobody waits for this watch any more: close it.
         cluster_.send_request(pid_, it->second.member, ReplyRoute{pid_, 0},
                               WatchCancelRequest{w->watch_id});
@@ -176,7 +176,7 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   const std::uint64_t id = next_call_id_++;
   CallInFlight call;
   call.member = member_;
-  call.slot = std::make_shared<Slot<Result<ClientResponse>>>();
+  call.slot = make_local<Slot<Result<ClientResponse>>>();
   const TrueTime deadline =
       world_.now() + world_.process(pid_).monotonic.true_duration_for(options_.request_timeout);
   calls_.emplace_back(id, PendingCall{call.slot, call.member,

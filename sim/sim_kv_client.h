@@ -53,14 +53,14 @@ class SimKvClient : public KvClient {
   // Shared state of one watch stream (the member writes into it, the stream reads).
   struct StreamState {
     std::deque<Result<WatchResponse>> queue;
-    std::shared_ptr<Slot<bool>> waiter;  // set while next() waits
+    LocalRef<Slot<bool>> waiter;  // set while next() waits
     int member = 0;
     bool ended = false;
   };
 
  private:
   struct PendingCall {
-    std::shared_ptr<Slot<Result<ClientResponse>>> slot;
+    LocalRef<Slot<Result<ClientResponse>>> slot;
     int member = 0;
     bool is_watch_create = false;
     TrueTime deadline;  // request_timeout after the call started, on the client's clock
@@ -68,7 +68,7 @@ class SimKvClient : public KvClient {
 
   // A call in flight, between start_call and finish_call.
   struct CallInFlight {
-    std::shared_ptr<Slot<Result<ClientResponse>>> slot;
+    LocalRef<Slot<Result<ClientResponse>>> slot;
     int member = 0;
   };
   // Sends the request and sees that its deadline is timed; the caller awaits

@@ -9,15 +9,15 @@
 
 #include <cassert>
 #include <coroutine>
-#include <memory>
 #include <optional>
 #include <utility>
 
+#include "sim/local_ref.h"
 #include "sim/world.h"
 
 namespace lockstep::sim {
 
-struct WakeCell {
+struct WakeCell : LocalCounted {
   std::coroutine_handle<> handle;
   bool fired = false;
   bool cancelled = false;
@@ -25,7 +25,7 @@ struct WakeCell {
 
 // Fires a cell: resumes its coroutine through an event of `owner`. Idempotent. `cell` by
 // value: the event keeps it (callers hand over wake_of's temporary, which is moved).
-inline void fire_wake(World& world, ProcessId owner, std::shared_ptr<WakeCell> cell) {
+inline void fire_wake(World& world, ProcessId owner, LocalRef<WakeCell> cell) {
   if (cell->fired || cell->cancelled) return;
   cell->fired = true;
   if (!cell->handle) return;  // fired before the coroutine suspended: await_ready sees it
@@ -50,7 +50,7 @@ inline void fire_wake_now(World& world, ProcessId owner, WakeCell& cell) {
 // Awaits a cell. Must live in the waiting coroutine's frame (as a local or temporary).
 class WakeAwaiter {
  public:
-  explicit WakeAwaiter(std::shared_ptr<WakeCell> cell) : cell_(std::move(cell)) {}
+  explicit WakeAwaiter(LocalRef<WakeCell> cell) : cell_(std::move(cell)) {}
   WakeAwaiter(const WakeAwaiter&) = delete;
   WakeAwaiter& operator=(const WakeAwaiter&) = delete;
   ~WakeAwaiter() { cell_->cancelled = true; }
@@ -60,26 +60,25 @@ class WakeAwaiter {
   void await_resume() const noexcept {}
 
  private:
-  std::shared_ptr<WakeCell> cell_;
+  LocalRef<WakeCell> cell_;
 };
 
 // A one-shot result slot shared between a waiting coroutine and whoever produces the value.
-// Its wake cell lives inside it (wake_of shares it), so a slot is one allocation, not two.
+// It is its own wake cell (wake_of shares it), so a slot is one allocation, not two.
 template <typename T>
-struct Slot {
-  WakeCell cell;
+struct Slot : WakeCell {
   std::optional<T> value;
 };
 
 // The slot's wake cell, sharing ownership of the slot.
 template <typename T>
-std::shared_ptr<WakeCell> wake_of(const std::shared_ptr<Slot<T>>& slot) {
-  return std::shared_ptr<WakeCell>(slot, &slot->cell);
+LocalRef<WakeCell> wake_of(const LocalRef<Slot<T>>& slot) {
+  return slot;
 }
 
 // Suspends the current coroutine for `local_delay` of the owner's monotonic clock.
 inline auto sleep_local(World& world, ProcessId owner, Duration local_delay) {
-  auto cell = std::make_shared<WakeCell>();
+  auto cell = make_local<WakeCell>();
   world.schedule_after_local(local_delay, owner, [cell] {
     if (cell->cancelled || cell->fired) return;
     cell->fired = true;
