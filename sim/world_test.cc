@@ -174,59 +174,62 @@ TEST_CASE("an event runs in its slot: it may schedule thousands more and cancel 
   REQUIRE(w.idle());
 }
 
-TEST_CASE("cancelled events beyond the far ring leave the heap, the rest run in order") {
-  // 30 s is beyond the far ring: these keys go straight into the heap, and cancelling 900 of
-  // them leaves more stale keys than live ones, which rebuilds the heap.
-  World w(6);
-  auto p = w.add_process("p");
+// Events numbered i at 30 s + (i * 7919 % 1000) ms: beyond the far ring (17 s), so their keys
+// go straight into the heap, and many share a time.
+struct FarEvents {
+  explicit FarEvents(std::uint64_t seed) : w(seed), p(w.add_process("p")) {}
+  static TrueTime time_of(int i) { return TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)); }
+  void schedule(int i) {
+    ids.push_back(w.schedule_at(time_of(i), p, [this, i] { ran.push_back(i); }));
+  }
+  // `numbers` in the order they should run: by time, ties in scheduling (number) order.
+  static std::vector<int> in_time_order(std::vector<int> numbers) {
+    std::stable_sort(numbers.begin(), numbers.end(),
+                     [](int a, int b) { return time_of(a) < time_of(b); });
+    return numbers;
+  }
+  World w;
+  ProcessId p;
   std::vector<int> ran;
   std::vector<World::EventId> ids;
-  for (int i = 0; i < 1000; ++i)
-    ids.push_back(w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
-                                [&ran, i] { ran.push_back(i); }));
-  std::vector<int> expected;
+};
+
+TEST_CASE("cancelled events beyond the far ring leave the heap, the rest run in order") {
+  // Cancelling 900 of 1000 leaves more stale keys than live ones, which rebuilds the heap.
+  FarEvents f(6);
+  for (int i = 0; i < 1000; ++i) f.schedule(i);
+  std::vector<int> kept;
   for (int i = 0; i < 1000; ++i) {
     if (i % 10 == 3) {
-      expected.push_back(i);
+      kept.push_back(i);
     } else {
-      w.cancel(ids[static_cast<std::size_t>(i)]);
+      f.w.cancel(f.ids[static_cast<std::size_t>(i)]);
     }
   }
-  std::sort(expected.begin(), expected.end(),
-            [](int a, int b) { return (a * 7919) % 1000 < (b * 7919) % 1000; });
-  w.run_until(TrueTime(seconds(40)));
-  REQUIRE(ran == expected);
-  REQUIRE(w.idle());
+  f.w.run_until(TrueTime(seconds(40)));
+  REQUIRE(f.ran == FarEvents::in_time_order(kept));
+  REQUIRE(f.w.idle());
 }
 
 TEST_CASE("an event that rebuilds the heap by cancelling, then schedules, keeps the order") {
   // The running event's key stays at the heap's root until the event's first schedule (see
   // World::run_front); a rebuild inside the event must not take it for a live one, nor lose it.
-  World w(8);
-  auto p = w.add_process("p");
-  std::vector<int> ran;
-  std::vector<World::EventId> ids;
-  for (int i = 0; i < 1000; ++i)
-    ids.push_back(w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
-                                [&ran, i] { ran.push_back(i); }));
-  w.schedule_at(TrueTime(seconds(1)), p, [&] {
-    ran.push_back(-1);
+  FarEvents f(8);
+  for (int i = 0; i < 1000; ++i) f.schedule(i);
+  f.w.schedule_at(TrueTime(seconds(1)), f.p, [&f] {
+    f.ran.push_back(-1);
     for (int i = 0; i < 1000; ++i)
-      if (i % 10 != 3) w.cancel(ids[static_cast<std::size_t>(i)]);
-    for (int i = 1000; i < 1005; ++i)
-      w.schedule_at(TrueTime(seconds(30) + milliseconds((i * 7919) % 1000)), p,
-                    [&ran, i] { ran.push_back(i); });
+      if (i % 10 != 3) f.w.cancel(f.ids[static_cast<std::size_t>(i)]);
+    for (int i = 1000; i < 1005; ++i) f.schedule(i);
   });
-  std::vector<int> expected;
+  std::vector<int> kept;
   for (int i = 0; i < 1005; ++i)
-    if (i >= 1000 || i % 10 == 3) expected.push_back(i);
-  // Ties in time run in scheduling order: a stable sort by time.
-  std::stable_sort(expected.begin(), expected.end(),
-                   [](int a, int b) { return (a * 7919) % 1000 < (b * 7919) % 1000; });
+    if (i >= 1000 || i % 10 == 3) kept.push_back(i);
+  std::vector<int> expected = FarEvents::in_time_order(kept);
   expected.insert(expected.begin(), -1);
-  w.run_until(TrueTime(seconds(40)));
-  REQUIRE(ran == expected);
-  REQUIRE(w.idle());
+  f.w.run_until(TrueTime(seconds(40)));
+  REQUIRE(f.ran == expected);
+  REQUIRE(f.w.idle());
 }
 
 TEST_CASE("a duplicated message is two values: each handler may consume its own") {
