@@ -560,13 +560,21 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     }
     return;
   }
-  pending_.try_emplace(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
+  assert((pending_.empty() || pending_.back().first < id) && "request ids only grow");
+  pending_.emplace_back(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
   waiting_ids_.push_back(id);  // the newest id: the list stays in order
   request_deadline_timer_.arm_no_later_than(deadline);
   retry_waiting_requests();
 }
 
-void EtcdMember::send_back_to_waiting(std::pair<const std::uint64_t, PendingRequest>& pending) {
+EtcdMember::Pending::iterator EtcdMember::find_pending(std::uint64_t request_id) {
+  auto it = std::lower_bound(
+      pending_.begin(), pending_.end(), request_id,
+      [](const auto& pending, std::uint64_t id) { return pending.first < id; });
+  return it != pending_.end() && it->first == request_id ? it : pending_.end();
+}
+
+void EtcdMember::send_back_to_waiting(std::pair<std::uint64_t, PendingRequest>& pending) {
   if (!pending.second.in_flight) return;
   pending.second.in_flight = false;
   const auto at = std::lower_bound(waiting_ids_.begin(), waiting_ids_.end(), pending.first);
@@ -581,7 +589,7 @@ void EtcdMember::retry_waiting_requests() {
   Borrowed<std::uint64_t> waiting(spare_ids_);
   waiting.items.swap(waiting_ids_);
   for (const std::uint64_t id : waiting.items) {
-    auto it = pending_.find(id);
+    auto it = find_pending(id);
     if (it == pending_.end() || it->second.in_flight) continue;
     it->second.in_flight = true;
     // A write's request is never read again once proposed (a lost proposal fails at the
@@ -675,7 +683,7 @@ void EtcdMember::on_read_round_timeout() {
   }
   // No leader to ask: the reads wait for one (retry_waiting_requests).
   for (const std::uint64_t id : read_round_)
-    if (auto p = pending_.find(id); p != pending_.end()) send_back_to_waiting(*p);
+    if (auto p = find_pending(id); p != pending_.end()) send_back_to_waiting(*p);
   read_round_.clear();
 }
 
@@ -732,7 +740,7 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
   std::vector<std::uint64_t> reads = std::move(read_round_);
   read_round_.clear();
   for (const std::uint64_t id : reads) {
-    auto p = pending_.find(id);
+    auto p = find_pending(id);
     if (p == pending_.end()) continue;  // failed at its deadline meanwhile
     if (!index) {
       // Asked a former leader: retried when this member hears from a leader again.
@@ -751,14 +759,14 @@ void EtcdMember::serve_ready_reads() {
   // Called after every apply: one pass, in place, and no allocation when nothing is ready.
   Borrowed<std::uint64_t> ready(spare_ids_);
   std::erase_if(reads_indexed_, [&](std::uint64_t id) {
-    const auto p = pending_.find(id);
+    const auto p = find_pending(id);
     if (p == pending_.end()) return true;  // failed at its deadline meanwhile
     if (*p->second.read_index > applied_index_) return false;
     ready.items.push_back(id);
     return true;
   });
   for (const std::uint64_t id : ready.items) {
-    const auto p = pending_.find(id);
+    const auto p = find_pending(id);
     if (p == pending_.end()) continue;
     auto x = store_.range(std::get<RangeRequest>(*p->second.request));
     if (!x) {
@@ -794,7 +802,7 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
 }
 
 void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response) {
-  const auto p = pending_.find(call_id);
+  const auto p = find_pending(call_id);
   if (p == pending_.end()) return;
   if (!response.ok() && response.error().code == ErrorCode::no_leader) {
     send_back_to_waiting(*p);  // asked a former leader: retried later
@@ -804,7 +812,7 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
 }
 
 void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse>&& response) {
-  auto it = pending_.find(request_id);
+  auto it = find_pending(request_id);
   if (it == pending_.end()) return;
   const ReplyRoute route = it->second.route;
   pending_.erase(it);

@@ -228,7 +228,7 @@ class EtcdMember {
   void retry_waiting_requests();
   // A request in flight that must be sent again (its leader was a former one): not in flight,
   // and in waiting_ids_.
-  void send_back_to_waiting(std::pair<const std::uint64_t, PendingRequest>& pending);
+  void send_back_to_waiting(std::pair<std::uint64_t, PendingRequest>& pending);
   // Fails every request past its deadline, then arms request_deadline_timer_ for the
   // earliest deadline left.
   void fail_expired_requests();
@@ -320,7 +320,14 @@ class EtcdMember {
   std::vector<LeaderRead> spare_leader_reads_;
 
   std::uint64_t next_request_id_ = 1;
-  std::map<std::uint64_t, PendingRequest> pending_;       // by request id
+  // Requests waiting for their answer, in id order (ids only grow, so appending keeps the
+  // order). A vector, not a map: a member has a few dozen pending at most, and a map node
+  // was an allocation and a tree insert and erase per request.
+  using Pending = std::vector<std::pair<std::uint64_t, PendingRequest>>;
+  Pending pending_;
+  // The pending request `request_id`, or pending_.end(). Erasing from pending_ (finish_request)
+  // invalidates what it returned.
+  Pending::iterator find_pending(std::uint64_t request_id);
   // The ids of pending_ requests not in flight, in order (and ids of requests that finished
   // while waiting, skipped when met). Why not a walk of pending_: every client request would
   // walk all of them.
