@@ -23,7 +23,6 @@ ProcessId World::add_process(std::string name) {
   return processes_.back()->id;
 }
 
-
 Duration World::local_monotonic(ProcessId id) const { return process(id).monotonic.local_at(now_); }
 Duration World::local_wall(ProcessId id) const { return process(id).wall.local_at(now_); }
 
@@ -68,19 +67,18 @@ void World::set_restart_hook(ProcessId id, std::function<void()> hook) {
   restart_hooks_[id] = std::move(hook);
 }
 
-
-
-// Hand-written sifts, not std::push_heap/pop_heap: std::pop_heap sifts down to a leaf and back
-// up, which measured 1.4 % more instructions per KV request (bench/instructions.sh).
 std::uint32_t World::add_slot() {
   const std::uint32_t slot = slot_count_;
   if (slot >= (std::uint32_t{1} << kSlotBits))
     throw std::length_error("world: more than 2^24 events pending at once");
-  if ((slot & (kChunkSlots - 1)) == 0) slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
+  if ((slot & (kChunkSlots - 1)) == 0)
+    slot_chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
   ++slot_count_;
   return slot;
 }
 
+// Hand-written sifts, not std::push_heap/pop_heap: std::pop_heap sifts down to a leaf and back
+// up, which measured 1.4 % more instructions per KV request (bench/instructions.sh).
 void World::heap_push(const Key& key) {
   if (front_taken_) {
     // The running event's key still fills the root: the new key replaces it and sifts down,
@@ -112,18 +110,18 @@ void World::drop_taken_front() {
   heap_pop();
 }
 
-void World::sift_down(const Key& last) {
+void World::sift_down(const Key& key) {
   const std::size_t n = queue_.size();
   std::size_t pos = 0;
   for (;;) {
     std::size_t child = 2 * pos + 1;
     if (child >= n) break;
     if (child + 1 < n && Later{}(queue_[child], queue_[child + 1])) ++child;
-    if (!Later{}(last, queue_[child])) break;
+    if (!Later{}(key, queue_[child])) break;
     queue_[pos] = queue_[child];
     pos = child;
   }
-  queue_[pos] = last;
+  queue_[pos] = key;
 }
 
 bool World::settle_front() {
