@@ -13,6 +13,7 @@
 #include "harness/real_run_request.h"
 #include "harness/real_runner.h"
 #include "harness/run_files.h"
+#include "reports/report_files.h"
 #endif
 
 namespace lockstep::cli {
@@ -41,7 +42,7 @@ constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
 // Empty when none of the files a real run writes exists in `dir`.
 std::string real_files_taken(const std::filesystem::path& dir) {
-  static constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json"};
+  static constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json", "report.html"};
   return files_taken(dir, kRealRunFiles);
 }
 
@@ -70,7 +71,9 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
                         {"cluster", config.backend.endpoints.empty() ? "local" : "external"},
                         {"key_prefix", escape_bytes(outcome.key_prefix)},
                         {"interrupted", outcome.interrupted}};
-  return write("verdict.json", verdict.dump(2) + "\n");
+  if (auto err = write("verdict.json", verdict.dump(2) + "\n"); !err.empty()) return err;
+  // The report as a simulated run's, with the backend where a scenario would stand.
+  return write_report(RunFiles{outcome.result.history, verdict, nullptr}, dir / "report.html");
 }
 
 }  // namespace
@@ -138,7 +141,7 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
       std::cerr << "lockstep run: " << err << "\n";
       return kExitBadInput;
     }
-    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json}\n";
+    std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json,report.html}\n";
   }
   if (outcome.interrupted) return kExitInterrupted;
   return violated ? kExitViolated : unknown ? kExitUnknown : kExitOk;

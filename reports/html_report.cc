@@ -152,9 +152,21 @@ void run_section(std::ostream& o, const nlohmann::json& verdict, const nlohmann:
   if (verdict.contains("stats") && verdict["stats"].is_object())
     for (auto it = verdict["stats"].begin(); it != verdict["stats"].end(); ++it)
       o << "<span>" << html_escape(it.key()) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
-  o << "</div><details><summary>scenario.json</summary><pre>"
-    << html_escape(scenario.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
-    << "</pre></details></section>\n";
+  o << "</div>";
+  if (scenario.is_null()) {
+    // A run on a real etcd: no scenario, since nothing replays it; the backend stands instead.
+    o << "<p class=\"note\" id=\"real-run\">A run on a real etcd: it wrote no scenario.json, since "
+         "nothing replays it.</p>";
+    if (verdict.contains("backend"))
+      o << "<details><summary>backend</summary><pre>"
+        << html_escape(verdict["backend"].dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
+        << "</pre></details>";
+  } else {
+    o << "<details><summary>scenario.json</summary><pre>"
+      << html_escape(scenario.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
+      << "</pre></details>";
+  }
+  o << "</section>\n";
 }
 
 nlohmann::json timeline_json(const TimelineModel& m, const std::vector<ViolationFocus>& foci) {

@@ -1,7 +1,7 @@
 // The HTML report of one run: one self-contained static page.
 //
 // Contract: a pure function of the run's files (the history, verdict.json and scenario.json
-// as parsed JSON). The page embeds everything it needs (inline CSS, inline script, the
+// as parsed JSON; a null scenario for a real etcd run, whose verdict names its backend). The page embeds everything it needs (inline CSS, inline script, the
 // timeline's data as JSON) and references no URL, so it opens from disk, offline, without
 // lockstep installed. Top to bottom: the verdict in words, every check of verdict.json with its
 // status, summary, figures and witness, the replay command, the timeline (drawn by the inline

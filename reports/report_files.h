@@ -1,7 +1,9 @@
 // Reading a run directory and writing its report.
 //
 // Contract: a run directory holds history.jsonl, verdict.json and scenario.json (written by
-// harness/run_files.h). load_run_files reads and validates all three; on bad or missing input
+// harness/run_files.h). A run on a real etcd has no scenario.json (nothing replays it): its
+// verdict.json names the backend instead, and its RunFiles::scenario is null. load_run_files
+// reads and validates them; on bad or missing input
 // it returns one message naming the file and the line or field and what was expected, and
 // never throws. write_report renders report.html from them (a pure function of the files)
 // and writes it atomically (a temporary file renamed into place).
@@ -20,7 +22,7 @@ namespace lockstep {
 struct RunFiles {
   History history;
   nlohmann::json verdict;
-  nlohmann::json scenario;
+  nlohmann::json scenario;  // null for a real etcd run
 };
 
 // Returns an error message, or empty with `out` filled.

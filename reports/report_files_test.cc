@@ -185,6 +185,23 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     fs::remove(d / "scenario.json");
     CHECK(contains(write_report(d, d / "r.html"), (d / "scenario.json").string() + ": no such file"));
   }
+  SECTION("a real etcd run's directory has no scenario.json: its backend stands instead") {
+    fs::remove(d / "scenario.json");
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    v["backend"] = {{"name", "etcd"}, {"cluster", "local"}, {"key_prefix", "lockstep-run/42-s7/"}};
+    write_text(d / "verdict.json", v.dump());
+    REQUIRE(write_report(d, d / "r.html") == "");
+    const std::string html = read_text(d / "r.html");
+    CHECK(contains(html, "id=\"real-run\""));
+    CHECK(contains(html, "lockstep-run/42-s7/"));
+    CHECK_FALSE(contains(html, "<summary>scenario.json</summary>"));
+  }
+  SECTION("a backend that is not an object names the field") {
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    v["backend"] = "etcd";
+    write_text(d / "verdict.json", v.dump());
+    CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() + ": field backend: expected an object");
+  }
   SECTION("a scenario.json that is an array") {
     write_text(d / "scenario.json", "[1, 2]");
     CHECK(write_report(d, d / "r.html") == (d / "scenario.json").string() + ":1: expected a JSON object");
