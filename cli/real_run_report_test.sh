@@ -18,6 +18,8 @@ report="$work/real/report.html"
 grep -qF 'data-verdict="ok"' "$report" || fail "the report does not show the run's verdict (ok)"
 grep -qF 'id="real-run"' "$report" || fail "the report does not say it is of a real etcd run"
 grep -qF 'lockstep-run/' "$report" || fail "the report does not show the run's key prefix"
+grep -qF 'real_seconds <b>' "$report" || fail "the report does not show the real seconds the run took"
+! grep -qF 'events_run <b>' "$report" || fail "the report shows simulator counts for a real run"
 
 "$lockstep" report "$work/real" -o "$work/again.html" >/dev/null ||
   fail "lockstep report refused the real run's directory"

@@ -149,11 +149,19 @@ void run_section(std::ostream& o, const nlohmann::json& verdict, const nlohmann:
   o << "<section id=\"run\"><h2>The run</h2><div class=\"figures\">";
   for (const char* f : {"algorithm", "seed", "events", "history_hash"})
     if (verdict.contains(f)) o << "<span>" << f << " <b>" << html_escape(text_of(verdict, f)) << "</b></span>";
+  // A real etcd run's verdict keeps the simulator's stats fields (docs/verdict-format.md):
+  // its simulated_seconds are the real seconds it took, and the simulator's counts are zeros
+  // that say nothing of it.
+  const bool real_run = scenario.is_null() && verdict.contains("backend");
   if (verdict.contains("stats") && verdict["stats"].is_object())
-    for (auto it = verdict["stats"].begin(); it != verdict["stats"].end(); ++it)
-      o << "<span>" << html_escape(it.key()) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
+    for (auto it = verdict["stats"].begin(); it != verdict["stats"].end(); ++it) {
+      std::string name = it.key();
+      if (real_run && name != "simulated_seconds") continue;
+      if (real_run) name = "real_seconds";
+      o << "<span>" << html_escape(name) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
+    }
   o << "</div>";
-  if (scenario.is_null()) {
+  if (real_run || scenario.is_null()) {
     // A run on a real etcd: no scenario, since nothing replays it; the backend stands instead.
     o << "<p class=\"note\" id=\"real-run\">A run on a real etcd: it wrote no scenario.json, since "
          "nothing replays it.</p>";

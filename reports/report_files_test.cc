@@ -106,6 +106,9 @@ TEST_CASE("a failing simulated run's directory becomes a report that explains it
   CHECK(contains(html, "id=\"violation-explanation\""));
   CHECK(contains(html, "acquired the lock at"));
   CHECK(contains(html, "naive-get-put"));
+  CHECK(contains(html, "<summary>scenario.json</summary>"));  // a simulated run's settings
+  CHECK(contains(html, "events_run <b>"));
+  CHECK_FALSE(contains(html, "id=\"real-run\""));
   CHECK_FALSE(fs::exists(dir.path / "report.html.tmp"));
 
   RunFiles files;
@@ -189,12 +192,15 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     fs::remove(d / "scenario.json");
     nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
     v["backend"] = {{"name", "etcd"}, {"cluster", "local"}, {"key_prefix", "lockstep-run/42-s7/"}};
+    v["stats"] = {{"events_run", 0}, {"messages_dropped", 0}, {"messages_sent", 0}, {"simulated_seconds", 2.5}};
     write_text(d / "verdict.json", v.dump());
     REQUIRE(write_report(d, d / "r.html") == "");
     const std::string html = read_text(d / "r.html");
     CHECK(contains(html, "id=\"real-run\""));
     CHECK(contains(html, "lockstep-run/42-s7/"));
     CHECK_FALSE(contains(html, "<summary>scenario.json</summary>"));
+    CHECK(contains(html, "real_seconds <b>2.5</b>"));
+    CHECK_FALSE(contains(html, "events_run <b>"));  // the simulator's counts say nothing of it
   }
   SECTION("a backend that is not an object names the field") {
     nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
