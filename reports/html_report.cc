@@ -161,7 +161,7 @@ void run_section(std::ostream& o, const nlohmann::json& verdict, const nlohmann:
       o << "<span>" << html_escape(name) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
     }
   o << "</div>";
-  if (real_run || scenario.is_null()) {
+  if (scenario.is_null()) {
     // A run on a real etcd: no scenario, since nothing replays it; the backend stands instead.
     o << "<p class=\"note\" id=\"real-run\">A run on a real etcd: it wrote no scenario.json, since "
          "nothing replays it.</p>";
