@@ -161,14 +161,13 @@ void run_section(std::ostream& o, const nlohmann::json& verdict, const nlohmann:
       o << "<span>" << html_escape(name) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
     }
   o << "</div>";
-  if (scenario.is_null()) {
+  if (real_run) {
     // A run on a real etcd: no scenario, since nothing replays it; the backend stands instead.
     o << "<p class=\"note\" id=\"real-run\">A run on a real etcd: it wrote no scenario.json, since "
          "nothing replays it.</p>";
-    if (verdict.contains("backend"))
-      o << "<details><summary>backend</summary><pre>"
-        << html_escape(verdict["backend"].dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
-        << "</pre></details>";
+    o << "<details><summary>backend</summary><pre>"
+      << html_escape(verdict["backend"].dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
+      << "</pre></details>";
   } else {
     o << "<details><summary>scenario.json</summary><pre>"
       << html_escape(scenario.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
