@@ -25,9 +25,13 @@ TARGETS=(
 names=()
 for line in "${TARGETS[@]}"; do read -r name _ <<<"$line"; names+=("fuzz_$name"); done
 
+# ccache when present, as scripts/setup.sh does.
+launcher=()
+command -v ccache >/dev/null &&
+  launcher=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$ROOT;CCACHE_NOHASHDIR=true;ccache")
 echo "building the fuzz targets in $BUILD_DIR with ${CXX:-clang++}"
 CXX="${CXX:-clang++}" cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DLOCKSTEP_FUZZ=ON -DLOCKSTEP_BUILD_TESTS=OFF -DLOCKSTEP_BUILD_REAL_ETCD=OFF >/dev/null
+  -DLOCKSTEP_FUZZ=ON -DLOCKSTEP_BUILD_TESTS=OFF -DLOCKSTEP_BUILD_REAL_ETCD=OFF "${launcher[@]}" >/dev/null
 cmake --build "$BUILD_DIR" --target "${names[@]}"
 
 failed=()

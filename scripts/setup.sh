@@ -12,7 +12,7 @@ packages=(
   build-essential cmake ninja-build clang libclang-rt-14-dev chromium
   catch2 librapidcheck-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  etcd-server etcd-client openssl libgoogle-perftools-dev
+  etcd-server etcd-client openssl libgoogle-perftools-dev ccache
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -26,6 +26,15 @@ if ((${#missing[@]})); then
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# ccache: CI runs on the machine the session used, and its cache stays warm between the two,
+# so a clean clone recompiles only what changed. The cache is keyed on the preprocessed source,
+# so the checkout's path does not matter (base_dir makes the paths inside it relative).
+launcher=()
+if command -v ccache >/dev/null; then
+  ccache --max-size=8G >/dev/null
+  launcher=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;CCACHE_NOHASHDIR=true;ccache")
+fi
+
 types=("$@")
 ((${#types[@]})) || types=(release)
 jobs=$(nproc)
@@ -36,6 +45,7 @@ for t in "${types[@]}"; do
     sanitize) cmake_type=Sanitize ;;
     *) echo "setup: unknown build type '$t' (expected release, debug or sanitize)" >&2; exit 2 ;;
   esac
-  cmake -S . -B "build/$t" -G Ninja -DCMAKE_BUILD_TYPE="$cmake_type" -DLOCKSTEP_WERROR=ON >/dev/null
+  cmake -S . -B "build/$t" -G Ninja -DCMAKE_BUILD_TYPE="$cmake_type" -DLOCKSTEP_WERROR=ON \
+    "${launcher[@]}" >/dev/null
   cmake --build "build/$t" -j "$jobs"
 done
