@@ -78,7 +78,13 @@ void row(std::string& o, const DemoIndex& index, std::size_t i) {
     o += "<br><small class=\"note\">seed " + std::to_string(*r.failing_seed) + ", " + escape(r.shrink_text) + "</small>";
   o += "</td><td>" + escape(done ? r.violated_check : "") + "</td><td class=\"explanation\">";
   if (done && !r.error.empty()) o += "error: " + escape(r.error);
-  else if (done && r.failing_seed) o += escape(first_sentences(r.explanation, 3));
+  else if (done && r.failing_seed && !r.cause_chain.empty()) {
+    // The causal chain, each step linked to its place on the report's timeline.
+    if (!r.cause_class.empty()) o += "<b>cause: " + escape(r.cause_class) + "</b> ";
+    for (const auto& [sentence, anchor] : r.cause_chain)
+      o += anchor.empty() ? escape(sentence) + " "
+                          : "<a href=\"" + link + "/report.html#" + anchor + "\">" + escape(sentence) + "</a> ";
+  } else if (done && r.failing_seed) o += escape(first_sentences(r.explanation, 3));
   else if (done && !r.plan.expected_to_hold)
     o += "Not caught in these seeds, though it is expected to break: a longer --time-budget or "
          "more --seeds finds it. The report shows the first seed run.";

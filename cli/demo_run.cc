@@ -53,6 +53,12 @@ std::string write_files(const std::filesystem::path& dir, const Scenario& scenar
     if (!out.violated_check.empty() && e.check != out.violated_check) continue;
     for (const auto& sentence : e.sentences)
       out.explanation += (out.explanation.empty() ? "" : " ") + sentence;
+    for (std::size_t i = 0; i < e.chain_length && i < e.sentences.size(); ++i) {
+      const bool linked = i < e.spans.size() && e.spans[i].has_value();
+      out.cause_chain.emplace_back(e.sentences[i],
+                                   linked ? "why-" + e.check + "-" + std::to_string(i + 1) : "");
+    }
+    if (e.cause.is_object()) out.cause_class = e.cause.value("class", "");
     break;
   }
   return {};

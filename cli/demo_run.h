@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/registry.h"
 #include "cli/demo_plan.h"
@@ -52,6 +54,10 @@ struct DemoOutcome {
   std::string verdict;          // of the run written: "violated", "ok" or "unknown"
   std::string violated_check;   // the check the written failure violates
   std::string explanation;      // the report's explanation of that violation, as text
+  // Its causal chain: the sentences from the violation back to its cause, each with the id of
+  // its place in report.html ("why-mutex-2") when it names a span of the timeline, else "".
+  std::vector<std::pair<std::string, std::string>> cause_chain;
+  std::string cause_class;      // the explanation's cause["class"], or ""
   std::string shrink_text;      // e.g. "shrunk in 40 runs to 1 fault, 2 clients, 100 ms of load"
   double wall_seconds = 0;
   // A violation of what the algorithm is expected to hold: a bug, to be reported loudly.

@@ -4,6 +4,7 @@
 
 #include "algorithms/registry.h"
 #include "checker/liveness_checker.h"
+#include "checker/lock_truth.h"
 #include "checker/mutex_checker.h"
 #include "checker/resource_checker.h"
 
@@ -32,27 +33,13 @@ std::vector<CheckResult> run_checks(const RunConfig& config, const History& hist
   std::vector<CheckResult> results;
   if (wanted("mutex")) {
     CheckResult mutex = check_mutual_exclusion(history);
-    const Duration lease_ttl = lease_ttl_of(config.algorithm_options);
-    const bool leased = lease_ttl.count() > 0;
-    // Only where faults could have made a holder outlive its lease before the overlap: a
-    // check-then-act race with no such fault, or one after faults far shorter than the TTL,
-    // is the algorithm's (or its keep-alive's) own bug. A holder renews every TTL/3, so one
-    // fault must stop it for about 2/3 of the TTL; faults before the overlap are summed (they
-    // may hit back to back), and any clock fault or dropped keep-alive qualifies at once.
-    bool lease_outlived = false;
-    if (mutex.status == CheckStatus::violated && leased) {
-      const std::int64_t overlap_ns = mutex.witness.value("overlap_start_ns", std::int64_t{0});
-      const std::int64_t ttl_ms = to_ms(lease_ttl);
-      std::int64_t stopped_ms = 0;
-      for (const auto& e : history.events) {
-        if (e.true_ns > overlap_ns) break;
-        if (e.kind != EventKind::fault || e.args.value("phase", "") != "start") continue;
-        if (e.op == "clock" || e.op == "lease-drop") lease_outlived = true;
-        if (e.op == "pause" || e.op == "partition" || e.op == "delay" || e.op == "loss")
-          stopped_ms += e.args.value("duration_ms", std::int64_t{0});
-      }
-      if (3 * stopped_ms >= 2 * ttl_ms) lease_outlived = true;
-    }
+    // Only where the history shows it: the earlier holder's key went with its lease, by an
+    // expiry that committed, before the later grant. A check-then-act race, a stale delete or
+    // a grant to a client whose own key was gone is the algorithm's bug, however long the
+    // faults around it (reports/causes.h names each).
+    const bool lease_outlived =
+        mutex.status == CheckStatus::violated &&
+        lease_expired_under_holder(history, extract_lock_truth(history), mutex.witness);
     if (lease_outlived) {
       // Say plainly when the violation is the one no lease-based lock can prevent.
       mutex.figures["inherent_lease_limit"] = true;

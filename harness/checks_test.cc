@@ -17,16 +17,25 @@ HistoryEvent event(const std::string& process, EventKind kind, const std::string
   return e;
 }
 
-// client-1 holds from 1 s to 20 s; client-0 acquires at 12 s. Before that, pauses of
-// `pause_ms` each hit client-1 at 2 s and 6 s.
-History overlap_after_pauses(std::int64_t pause_ms) {
+// client-1 holds from 1 s to 20 s (its key "lock/1", created at revision 5 under lease 7);
+// client-0 acquires at 12 s. Before that, pauses of 8 s hit client-1 at 2 s, and at 11 s
+// `delete_cause` (if any) deletes client-1's key.
+History overlap(const nlohmann::json& delete_cause) {
   History h;
   h.events.push_back(event("client-1", EventKind::invoke, "acquire", 999, {{"mode", "exclusive"}}));
+  h.events.push_back(event("etcd", EventKind::truth, "key-put", 999,
+                           {{"key", "lock/1"}, {"revision", 5}, {"create_revision", 5}, {"lease", 7}}));
   h.events.push_back(event("client-1", EventKind::ok, "acquire", 1000));
-  for (std::int64_t start_ms : {2000, 6000})
-    h.events.push_back(event("world", EventKind::fault, "pause", start_ms,
-                             {{"phase", "start"}, {"duration_ms", pause_ms},
-                              {"targets", {"client-1"}}}));
+  h.events.back().result = {{"key", "lock/1"}, {"key_revision", 5}, {"lease", 7}};
+  h.events.push_back(event("world", EventKind::fault, "pause", 2000,
+                           {{"phase", "start"}, {"duration_ms", 8000}, {"targets", {"client-1"}}}));
+  if (!delete_cause.is_null()) {
+    if (delete_cause.value("kind", "") == "lease-expiry")
+      h.events.push_back(event("member-0", EventKind::truth, "lease-expired", 10999,
+                               {{"lease", 7}, {"leader", "member-0"}}));
+    h.events.push_back(event("etcd", EventKind::truth, "key-delete", 11000,
+                             {{"key", "lock/1"}, {"revision", 9}, {"cause", delete_cause}}));
+  }
   h.events.push_back(event("client-0", EventKind::invoke, "acquire", 11999, {{"mode", "exclusive"}}));
   h.events.push_back(event("client-0", EventKind::ok, "acquire", 12000));
   h.events.push_back(event("client-1", EventKind::invoke, "release", 20000));
@@ -44,22 +53,26 @@ const CheckResult& mutex_of(const std::vector<CheckResult>& results) {
   return results.front();
 }
 
-TEST_CASE("a violation is called the inherent limit of leases only after faults long enough") {
+TEST_CASE("a violation is called the inherent limit of leases only when the holder's lease expired") {
   RunConfig config = default_run_config();
   config.algorithm = "etcd-mutex";
   config.algorithm_options = {{"lease_ttl_seconds", 10}};
   config.checks = {"mutex"};
-  // Two pauses of 4 s: 8 s stopped, over 2/3 of the 10 s TTL.
-  const auto long_faults = run_checks(config, overlap_after_pauses(4000));
-  REQUIRE(mutex_of(long_faults).status == CheckStatus::violated);
-  REQUIRE(mutex_of(long_faults).figures.value("inherent_lease_limit", false));
-  REQUIRE(mutex_of(long_faults).summary.find("inherent limit of leases") != std::string::npos);
-  // Two pauses of 1 s cannot make a holder that renews every TTL/3 outlive a 10 s lease:
-  // that overlap is a bug of the lock (or its keep-alive), and is not excused.
-  const auto short_faults = run_checks(config, overlap_after_pauses(1000));
-  REQUIRE(mutex_of(short_faults).status == CheckStatus::violated);
-  REQUIRE_FALSE(mutex_of(short_faults).figures.value("inherent_lease_limit", false));
-  REQUIRE(mutex_of(short_faults).summary.find("inherent limit") == std::string::npos);
+  // The key went with its lease, by a revoke that committed, before client-0's grant.
+  const auto expired = run_checks(config, overlap({{"kind", "lease-expiry"}, {"lease", 7}}));
+  REQUIRE(mutex_of(expired).status == CheckStatus::violated);
+  REQUIRE(mutex_of(expired).figures.value("inherent_lease_limit", false));
+  REQUIRE(mutex_of(expired).summary.find("inherent limit of leases") != std::string::npos);
+  // The same pause, but a request deleted the key: the algorithm's bug, however long the pause.
+  const auto deleted = run_checks(
+      config, overlap({{"kind", "request"}, {"request", "delete_range"}, {"client", "client-1"}}));
+  REQUIRE(mutex_of(deleted).status == CheckStatus::violated);
+  REQUIRE_FALSE(mutex_of(deleted).figures.value("inherent_lease_limit", false));
+  REQUIRE(mutex_of(deleted).summary.find("inherent limit") == std::string::npos);
+  // The key still there at the grant: nothing expired.
+  const auto held = run_checks(config, overlap(nullptr));
+  REQUIRE(mutex_of(held).status == CheckStatus::violated);
+  REQUIRE_FALSE(mutex_of(held).figures.value("inherent_lease_limit", false));
 }
 
 }  // namespace

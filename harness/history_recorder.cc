@@ -31,4 +31,11 @@ void HistoryRecorder::on_trace(TrueTime, const std::string& process, Duration lo
   writer_.trace(now_ns(), process, local_monotonic, message);
 }
 
+void HistoryRecorder::on_client_event(TrueTime, const std::string& process,
+                                      Duration local_monotonic, const std::string& op,
+                                      nlohmann::json args) {
+  writer_.record(now_ns(), process, EventKind::trace, op, std::move(args));
+  writer_.history().events.back().local_ns = local_monotonic.count();
+}
+
 }  // namespace lockstep

@@ -34,6 +34,8 @@ class HistoryRecorder : public sim::WorldObserver, public OperationLog {
                 nlohmann::json args) override;
   void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
                 const std::string& message) override;
+  void on_client_event(TrueTime now, const std::string& process, Duration local_monotonic,
+                       const std::string& op, nlohmann::json args) override;
 
   History& history() { return writer_.history(); }
 

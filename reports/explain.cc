@@ -64,14 +64,14 @@ std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) 
 namespace {
 
 // Any check: its summary, and what its witness points at.
-std::vector<std::string> explain_generic(const RunFacts& facts, const nlohmann::json& check,
-                                         const ViolationFocus& focus) {
-  std::vector<std::string> out;
+Story explain_generic(const RunFacts& facts, const nlohmann::json& check,
+                      const ViolationFocus& focus) {
+  Story out;
   std::string summary = check.value("summary", "");
   if (!summary.empty()) {
     summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
     if (summary.back() != '.') summary += '.';
-    out.push_back(summary);
+    out.say(summary);
   }
   if (focus.located) {
     std::string s = "The witness points at " +
@@ -80,10 +80,10 @@ std::vector<std::string> explain_generic(const RunFacts& facts, const nlohmann::
                          : "the span from " + format_seconds(focus.context_start_ns) + " to " +
                                format_seconds(focus.context_end_ns));
     if (!focus.processes.empty()) s += " and names " + join_words(focus.processes);
-    out.push_back(s + ".");
+    out.say(s + ".", TimeSpan{focus.context_start_ns, focus.context_end_ns});
     for (const auto& p : focus.processes) {
       auto hit = facts.faults_hitting(p, focus.context_start_ns, focus.context_end_ns);
-      if (!hit.empty()) out.push_back("In that span " + fault_clauses(hit) + ".");
+      if (!hit.empty()) out.say("In that span " + fault_clauses(hit) + ".");
     }
   }
   return out;
@@ -103,11 +103,16 @@ std::vector<CheckExplanation> explain_checks(const History& history, const nlohm
     if (!check.is_object() || check.value("status", "") != "violated") continue;
     CheckExplanation x;
     x.check = check.value("name", "");
-    if (x.check == "mutex") x.sentences = reports::explain_mutex(facts, check);
-    if (x.check == "resource") x.sentences = reports::explain_resource(facts, check);
-    if (x.check == "liveness") x.sentences = reports::explain_liveness(facts, check);
-    if (x.sentences.empty()) x.sentences = reports::explain_generic(facts, check, foci[focus_index]);
+    reports::Story story;
+    if (x.check == "mutex") story = reports::explain_mutex(facts, check);
+    if (x.check == "resource") story = reports::explain_resource(facts, check);
+    if (x.check == "liveness") story = reports::explain_liveness(facts, check);
+    if (story.empty()) story = reports::explain_generic(facts, check, foci[focus_index]);
     ++focus_index;
+    x.sentences = std::move(story.sentences);
+    x.spans = std::move(story.spans);
+    x.cause = std::move(story.cause);
+    x.chain_length = story.chain_length > 0 ? story.chain_length : x.sentences.size();
     out.push_back(std::move(x));
   }
   return out;

@@ -4,24 +4,25 @@
 #include <cctype>
 #include <map>
 
+#include "reports/causes.h"
 #include "reports/explain_parts.h"
 #include "reports/report_text.h"
 
 namespace lockstep::reports {
 
-std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
-  std::vector<std::string> out;
+Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
+  Story out;
   std::string summary = check.value("summary", "");
   if (summary.empty()) return {};
   summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
-  out.push_back(summary + (summary.back() == '.' ? "" : "."));
+  out.say(summary + (summary.back() == '.' ? "" : "."));
 
   const FaultBand* last = nullptr;
   for (const auto& f : facts.faults())
     if (last == nullptr || (f.open_end ? facts.end_ns() : f.end_ns) >= (last->open_end ? facts.end_ns() : last->end_ns))
       last = &f;
   if (last != nullptr)
-    out.push_back("The last fault to heal: " + describe_fault(*last) + " " + fault_span(*last) + ".");
+    out.say("The last fault to heal: " + describe_fault(*last) + " " + fault_span(*last) + ".");
 
   // How the acquires after healing ended says what kept the lock from being granted.
   std::int64_t healed_ns = int_of(check.value("witness", nlohmann::json::object()), "heal_ns", -1);
@@ -44,7 +45,7 @@ std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann:
     for (std::size_t i = 0; i < ranked.size() && i < 4; ++i)
       parts.push_back(std::to_string(-ranked[i].first) + " " + ranked[i].second);
     if (tried > 0)
-      out.push_back("After " + format_seconds(healed_ns) + ", " +
+      out.say("After " + format_seconds(healed_ns) + ", " +
                     (tried == 1 ? std::string("1 acquire was") : std::to_string(tried) + " acquires were") +
                     " invoked; they ended: " + join_words(parts) + ".");
   }
@@ -53,25 +54,54 @@ std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann:
   for (const auto& t : facts.truth().leaders)
     if (t.end_ns == kStillOpen) last_term = &t;
   if (!facts.truth().leaders.empty())
-    out.push_back(last_term ? "When the history ended " + last_term->member + " led the cluster (term " +
+    out.say(last_term ? "When the history ended " + last_term->member + " led the cluster (term " +
                                   std::to_string(last_term->term) + ")."
                             : std::string("When the history ended no member was leader."));
 
   for (const auto& h : facts.holdings())
     if (h.end_ns == kStillOpen)
-      out.push_back(h.process + " still believed it held the lock when the history ended (since " +
+      out.say(h.process + " still believed it held the lock when the history ended (since " +
                     format_seconds(h.start_ns) + ").");
+  // What kept the lock taken: a key still there at the end, and who made it.
+  nlohmann::json cause = {{"class", "stalled"}};
   for (const auto& k : facts.truth().keys) {
     if (k.end_ns != kStillOpen) continue;
     std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
                     ") created at " + format_seconds(k.start_ns) +
                     (k.owner.empty() ? "" : " for " + k.owner) + " still existed when the history ended";
+    const ChangeCause& by = k.created_by;
+    bool crashed = false;
     if (!k.owner.empty())
       for (const FaultBand* f : facts.faults_hitting(k.owner, k.start_ns, facts.end_ns()))
-        if (f->kind == "crash") s += "; " + k.owner + " had crashed at " + format_seconds(f->start_ns);
+        if (f->kind == "crash") {
+          s += "; " + k.owner + " had crashed at " + format_seconds(f->start_ns);
+          crashed = true;
+        }
+    // Did its creator learn of it? The call's own record says how it ended for the client.
+    const CallRecord* call = by.kind == "request" ? facts.find_call(by.client, by.call) : nullptr;
+    const bool unanswered = by.kind == "request" &&
+                            (by.abandoned_ns || (call != nullptr && call->outcome != "ok" &&
+                                                 !call->outcome.empty()));
+    if (unanswered) {
+      s += "; " + request_words(by) + " created it, but " + by.client + " never had its answer";
+      if (call != nullptr && call->end_ns != kStillOpen)
+        s += " (the call ended at " + format_seconds(call->end_ns) + ": " +
+             (call->outcome == "deadline" ? std::string("its deadline passed") : call->outcome) + ")";
+      s += ", so it did not know it held the lock";
+    }
     if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
-    out.push_back(s + ".");
+    out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
+    if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
+    if (unanswered) {
+      cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
+               {"request", request_json(by)}};
+    } else if (k.lease == 0 && crashed) {
+      cause = {{"class", "key-without-lease"}, {"key", k.key}, {"process", k.owner}};
+    } else {
+      cause = {{"class", "key-left"}, {"key", k.key}, {"process", k.owner}};
+    }
   }
+  out.cause = std::move(cause);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "reports/causes.h"
 #include "reports/explain_parts.h"
 #include "reports/report_text.h"
 
@@ -34,65 +35,109 @@ std::string revision_note(const Holding& h) {
   return rev != 0 ? " (key revision " + std::to_string(rev) + ")" : "";
 }
 
-// The faults that can keep a holder from renewing its lease, most telling first; message
-// duplication and reordering cannot, so they are left out of a "because".
-std::vector<const FaultBand*> likely_causes(std::vector<const FaultBand*> faults) {
-  static const std::vector<std::string> rank = {"pause", "crash", "lease-drop", "partition",
-                                                "loss", "delay", "clock"};
-  auto rank_of = [](const FaultBand* f) {
-    return static_cast<std::size_t>(std::find(rank.begin(), rank.end(), f->kind) - rank.begin());
-  };
-  faults.erase(std::remove_if(faults.begin(), faults.end(),
-                              [&](const FaultBand* f) { return rank_of(f) == rank.size(); }),
-               faults.end());
-  std::stable_sort(faults.begin(), faults.end(),
-                   [&](const FaultBand* a, const FaultBand* b) { return rank_of(a) < rank_of(b); });
-  return faults;
+// The puts of another client over `key` while it lived, up to `until_ns` (event indices).
+const HistoryEvent* takeover(const RunFacts& facts, const KeyLifetime& key,
+                             const std::string& holder, std::int64_t until_ns) {
+  for (const std::int64_t i : key.rewrites) {
+    const HistoryEvent* put = facts.event(i);
+    if (put == nullptr || put->true_ns > until_ns) continue;
+    const ChangeCause by = parse_change_cause(put->args.is_object() && put->args.contains("cause")
+                                                  ? put->args["cause"]
+                                                  : nlohmann::json());
+    const std::string value = put->args.is_object() ? put->args.value("value", "") : "";
+    if ((!by.client.empty() && by.client != holder) || (by.client.empty() && value != holder))
+      return put;
+  }
+  return nullptr;
 }
 
-// Why the earlier holder's key went away (or that it did not).
-void explain_key_and_lease(const RunFacts& facts, const Holding& earlier, const Holding& later,
-                           std::vector<std::string>& out) {
+// Walks back from the later grant to what removed the earlier holder's protection, or to the
+// later holder's own lost key, and says it. Returns the cause.
+nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, const Holding& later,
+                             Story& out) {
+  const std::int64_t grant_ns = later.start_ns;
+  if (facts.truth().keys.empty()) {
+    // No truth recorded (a real cluster): only what the clients saw, and the faults on them.
+    auto own = facts.faults_hitting(earlier.process, earlier.start_ns, grant_ns);
+    if (!own.empty()) out.say("Meanwhile " + fault_clauses(own) + ".");
+    return {{"class", "unknown"}, {"process", earlier.process}};
+  }
   const std::int64_t rev = earlier.acquired ? int_of(earlier.acquired->result, "key_revision") : 0;
   const KeyLifetime* key = facts.key_of(earlier.process, rev, earlier.start_ns);
+  if (key != nullptr && key->end_ns <= earlier.start_ns) {
+    // Gone before the earlier holder was even told it held the lock: that grant was wrong.
+    out.say(earlier.process + " was told it held the lock at " + format_seconds(earlier.start_ns) +
+                " although its own lock key " + key->key + " was already gone: the algorithm did "
+                "not check its key again before granting.",
+            TimeSpan{key->end_ns, earlier.start_ns});
+    nlohmann::json lost = explain_key_loss(facts, *key, earlier.process, out);
+    return {{"class", "grantee-key-gone"}, {"process", earlier.process}, {"key", key->key},
+            {"lost", lost}};
+  }
+  if (key != nullptr && key->end_ns <= grant_ns) {
+    nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
+    if (cause.value("class", "") == "lease-expired") {
+      out.say("This is the inherent limit of leases: " + earlier.process +
+              " still believed it held the lock after etcd had expired its lease and given "
+              "the lock to " + later.process + "; only fencing at the protected resource makes "
+              "that harmless.");
+      cause["inherent_lease_limit"] = true;
+    }
+    return cause;
+  }
   if (key != nullptr) {
-    if (key->end_ns <= later.start_ns) {
-      out.push_back(earlier.process + "'s lock key " + key->key + " had been deleted at " +
-                    format_seconds(key->end_ns) +
-                    (key->delete_revision ? " (revision " + std::to_string(key->delete_revision) + ")" : "") +
-                    (key->deleted_by_lease_expiry ? ", when its lease expired" : "") + ".");
-    } else {
-      out.push_back(earlier.process + "'s lock key " + key->key + " (created at revision " +
-                    std::to_string(key->create_revision) +
-                    ") still existed in etcd at that moment: the algorithm let " + later.process +
-                    " in while the key was there.");
+    if (const HistoryEvent* put = takeover(facts, *key, earlier.process, grant_ns)) {
+      const ChangeCause by = parse_change_cause(put->args["cause"]);
+      std::string s = earlier.process + "'s lock key " + key->key + " was overwritten at " +
+                      format_seconds(put->true_ns) + " by " +
+                      (by.kind == "request" ? request_words(by)
+                                            : "a put of " + put->args.value("value", std::string("?")));
+      s += ": the key stayed, but now named another holder";
+      if (by.request == "put") s += ". A plain put does not check that the key is absent";
+      // The overwriter's last read before its put: if it came before the key was created, the
+      // check and the put were separate requests with the earlier holder's put between them.
+      if (by.kind == "request" && by.sent_ns >= 0) {
+        const CallRecord* read = nullptr;
+        for (const CallRecord* c : facts.calls_of(by.client, 0, by.sent_ns, "range")) read = c;
+        if (read != nullptr && read->sent_ns < key->start_ns)
+          s += "; " + by.client + " had read the lock at " + format_seconds(read->sent_ns) +
+               " (call " + std::to_string(read->call) + "), before " + earlier.process +
+               "'s put created the key at " + format_seconds(key->start_ns) +
+               ": its check and its put were separate requests, and " + earlier.process +
+               "'s put came between them";
+      }
+      s += ".";
+      out.say(s, TimeSpan{by.sent_ns >= 0 ? by.sent_ns : put->true_ns, put->true_ns});
+      nlohmann::json cause = {{"class", "key-overwritten"}, {"process", earlier.process}, {"key", key->key}};
+      if (by.kind == "request") cause["request"] = request_json(by);
+      return cause;
     }
   }
-
-  std::int64_t lease = earlier.acquired ? int_of(earlier.acquired->result, "lease") : 0;
-  if (lease == 0 && key != nullptr) lease = key->lease;
-  const LeaseLifetime* l = lease != 0 ? facts.truth().find_lease(lease) : nullptr;
-  const std::int64_t until = later.start_ns;
-  auto own = facts.faults_hitting(earlier.process, earlier.start_ns, until);
-  if (l != nullptr && l->expired_ns) {
-    std::string s = earlier.process + "'s lease expired at " + format_seconds(*l->expired_ns) +
-                    " on the leader's clock (" + l->expired_by + ")";
-    auto causes = likely_causes(facts.faults_hitting(earlier.process, earlier.start_ns, *l->expired_ns));
-    // Faults on the leader's own clock decide expiry too.
-    for (const FaultBand* f : facts.faults_hitting(l->expired_by, earlier.start_ns, *l->expired_ns))
-      if (f->kind == "clock") causes.push_back(f);
-    if (!causes.empty())
-      s += " because " + fault_clauses(causes);
-    else
-      s += "; no fault hit " + earlier.process + " before that";
-    out.push_back(s + ".");
-  } else if (!own.empty()) {
-    out.push_back("Meanwhile " + fault_clauses(own) + ".");
-  } else {
-    const std::string from = format_seconds(earlier.start_ns), to = format_seconds(until);
-    out.push_back("No fault hit " + earlier.process +
-                  (from == to ? " at " + from : " between " + from + " and " + to) + ".");
+  // The earlier holder's key stood: was the later one's own key gone?
+  const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
+  const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
+  if (later_key != nullptr && later_key->end_ns <= grant_ns) {
+    out.say(later.process + " was told it held the lock at " + format_seconds(grant_ns) +
+                " although its own lock key " + later_key->key + " was already gone: " +
+                "the algorithm did not check its key again before granting.",
+            TimeSpan{later_key->end_ns, grant_ns});
+    nlohmann::json lost = explain_key_loss(facts, *later_key, later.process, out);
+    return {{"class", "grantee-key-gone"}, {"process", later.process}, {"key", later_key->key},
+            {"lost", lost}};
   }
+  if (key != nullptr) {
+    out.say(earlier.process + "'s lock key " + key->key + " (created at revision " +
+                std::to_string(key->create_revision) + ") still existed in etcd at " +
+                format_seconds(grant_ns) + ", and so did " + later.process + "'s" +
+                (later_key ? " (" + later_key->key + ")" : std::string()) +
+                ": the algorithm let " + later.process + " in while " + earlier.process +
+                "'s key was there; no lease expired and no request removed it.",
+            TimeSpan{key->start_ns, grant_ns});
+    return {{"class", "granted-while-key-held"}, {"process", later.process}, {"key", key->key}};
+  }
+  out.say("The history records no lock key for " + earlier.process + "'s acquire at " +
+          format_seconds(earlier.start_ns) + ".");
+  return {{"class", "unknown"}, {"process", earlier.process}};
 }
 
 // What a client did from `from_ns` until its belief ended.
@@ -117,18 +162,20 @@ std::vector<std::string> actions(const RunFacts& facts, const std::string& proce
 
 }  // namespace
 
-std::vector<std::string> explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
+Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
   const nlohmann::json w = check.value("witness", nlohmann::json::object());
   Holding earlier, later;
   if (!w.is_object() || !read_holding(facts, w.value("earlier", nlohmann::json()), earlier) ||
       !read_holding(facts, w.value("later", nlohmann::json()), later))
     return {};
-  std::vector<std::string> out;
-  out.push_back(later.process + " acquired the lock at " + format_seconds(later.start_ns) +
-                revision_note(later) + " while " + earlier.process +
-                " still believed it held the lock since " + format_seconds(earlier.start_ns) +
-                revision_note(earlier) + ".");
-  explain_key_and_lease(facts, earlier, later, out);
+  Story out;
+  out.say(later.process + " acquired the lock at " + format_seconds(later.start_ns) +
+              revision_note(later) + " while " + earlier.process +
+              " still believed it held the lock since " + format_seconds(earlier.start_ns) +
+              revision_note(earlier) + ".",
+          TimeSpan{later.start_ns, later.start_ns});
+  out.cause = explain_cause(facts, earlier, later, out);
+  out.end_chain();
 
   // What the earlier holder did while the later one held: this is where damage is done.
   const std::int64_t earlier_end = earlier.end_ns == kStillOpen ? facts.end_ns() : earlier.end_ns;
@@ -139,24 +186,24 @@ std::vector<std::string> explain_mutex(const RunFacts& facts, const nlohmann::js
   if (!did.empty()) {
     std::string steps;
     for (std::size_t i = 0; i < did.size(); ++i) steps += (i == 0 ? "" : "; then ") + did[i];
-    out.push_back(earlier.process + (resumed.empty() ? " then" : resumed) + " " + steps + ".");
+    out.say(earlier.process + (resumed.empty() ? " then" : resumed) + " " + steps + ".");
   } else if (earlier.ended_by == "crash") {
-    out.push_back(earlier.process + " crashed at " + format_seconds(earlier.end_ns) + ".");
+    out.say(earlier.process + " crashed at " + format_seconds(earlier.end_ns) + ".");
   } else if (earlier.end_ns == kStillOpen) {
-    out.push_back(earlier.process + " still believed it held the lock when the history ended.");
+    out.say(earlier.process + " still believed it held the lock when the history ended.");
   }
 
   const std::int64_t overlap_start = int_of(w, "overlap_start_ns", later.start_ns);
   const std::int64_t overlap_end = int_of(w, "overlap_end_ns", facts.end_ns());
   auto writes = actions(facts, later.process, overlap_start, overlap_end, 1, "write");
   if (!writes.empty() && writes.front().find("more operations") == std::string::npos)
-    out.push_back("Meanwhile " + later.process + " " + writes.front() + ".");
+    out.say("Meanwhile " + later.process + " " + writes.front() + ".");
   std::string overlap = "The two beliefs overlapped for " +
                         format_duration(overlap_end - overlap_start) + ", from " +
                         format_seconds(overlap_start) + " to " + format_seconds(overlap_end);
   const std::int64_t pairs = int_of(check.value("figures", nlohmann::json::object()), "overlaps");
   if (pairs > 1) overlap += "; the check found " + std::to_string(pairs) + " overlapping pairs in all";
-  out.push_back(overlap + ".");
+  out.say(overlap + ".", TimeSpan{overlap_start, overlap_end});
   return out;
 }
 

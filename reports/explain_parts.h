@@ -5,18 +5,35 @@
 // to the generic explanation.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "reports/explain.h"
 #include "reports/run_facts.h"
 
 namespace lockstep::reports {
 
-std::vector<std::string> explain_mutex(const RunFacts& facts, const nlohmann::json& check);
-std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann::json& check);
-std::vector<std::string> explain_liveness(const RunFacts& facts, const nlohmann::json& check);
+// An explanation being written: sentences, the span each names, and the cause found.
+struct Story {
+  std::vector<std::string> sentences;
+  std::vector<std::optional<TimeSpan>> spans;
+  nlohmann::json cause;
+  std::size_t chain_length = 0;  // set by end_chain(): the sentences so far are the chain
+  void end_chain() { chain_length = sentences.size(); }
+
+  void say(std::string sentence, std::optional<TimeSpan> span = std::nullopt) {
+    sentences.push_back(std::move(sentence));
+    spans.push_back(span);
+  }
+  bool empty() const { return sentences.empty(); }
+};
+
+Story explain_mutex(const RunFacts& facts, const nlohmann::json& check);
+Story explain_resource(const RunFacts& facts, const nlohmann::json& check);
+Story explain_liveness(const RunFacts& facts, const nlohmann::json& check);
 
 // Shared phrasing.
 // "the faults: client-4 was paused from 6.995 s to 20.349 s and ..." without the lead-in.

@@ -35,19 +35,58 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
 }
 
 void faults_near(const RunFacts& facts, const std::string& client, std::int64_t at_ns,
-                 std::vector<std::string>& out) {
+                 Story& out) {
   auto hit = facts.faults_hitting(client, at_ns, at_ns);
   for (const FaultBand* f : facts.faults_hitting("resource", at_ns, at_ns))
     if (!f->hits(client)) hit.push_back(f);
-  if (!hit.empty()) out.push_back("Then " + fault_clauses(hit) + ".");
+  if (!hit.empty()) out.say("Then " + fault_clauses(hit) + ".");
+}
+
+// The client call whose effect at the resource is `effect` (a resource-write or -read truth
+// event): the latest invoke of that client before it that the effect belongs to.
+const HistoryEvent* call_of_effect(const RunFacts& facts, const HistoryEvent& effect) {
+  const std::string client = effect.args.is_object() ? effect.args.value("client", "") : "";
+  for (std::int64_t i = effect.index - 1; i >= 0; --i) {
+    const HistoryEvent* e = facts.event(i);
+    if (e->kind != EventKind::invoke || e->process != client) continue;
+    return facts.resource_effect(e->index) == &effect ? e : nullptr;
+  }
+  return nullptr;
+}
+
+// How long the call behind `effect` travelled, and the faults on its way (the writer's own
+// messages, a pause of the writer before it sent them, the resource). Says nothing when the
+// call arrived promptly (within 100 ms, well above the simulated network's latency).
+void transit(const RunFacts& facts, const HistoryEvent& effect, Story& out, nlohmann::json& cause) {
+  const HistoryEvent* call = call_of_effect(facts, effect);
+  if (call == nullptr) return;
+  const std::int64_t took_ns = effect.true_ns - call->true_ns;
+  if (took_ns < 100'000'000) return;
+  const std::string client = call->process;
+  std::vector<const FaultBand*> held;
+  for (const FaultBand* f : facts.faults_hitting(client, call->true_ns, effect.true_ns))
+    if (f->kind != "duplicate" && f->kind != "reorder" && f->kind != "lease-drop" &&
+        (f->hits("resource") || f->kind == "pause" || f->kind == "crash" || f->kind == "clock"))
+      held.push_back(f);
+  for (const FaultBand* f : facts.faults_hitting("resource", call->true_ns, effect.true_ns))
+    if (!f->hits(client) && (f->kind == "pause" || f->processes.size() == 1)) held.push_back(f);
+  std::string s = client + " sent its " + call->op + " at " + format_seconds(call->true_ns) +
+                  " and it reached the resource at " + format_seconds(effect.true_ns) + ", " +
+                  format_duration(took_ns) + " later";
+  s += held.empty() ? "; none of the faults was active on its way" : ": " + fault_clauses(held, 6);
+  out.say(s + ".", TimeSpan{call->true_ns, effect.true_ns});
+  nlohmann::json starts = nlohmann::json::array();
+  for (const FaultBand* f : held) starts.push_back(f->start_event);
+  cause["transit"] = {{"client", client}, {"op", call->op}, {"sent_ns", call->true_ns},
+                      {"arrived_ns", effect.true_ns}, {"faults", starts}};
 }
 
 }  // namespace
 
-std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann::json& check) {
+Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
   const nlohmann::json w = check.value("witness", nlohmann::json::object());
   if (!w.is_object()) return {};
-  std::vector<std::string> out;
+  Story out;
   if (w.contains("lost") && w.contains("overwritten_by") && w["lost"].is_object() &&
       w["overwritten_by"].is_object()) {
     const auto& lost = w["lost"];
@@ -58,7 +97,7 @@ std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann:
     if (lost_at) s += " at " + format_seconds(lost_at->true_ns);
     if (lost.contains("order")) s += " as update " + lost["order"].dump();
     s += " and acknowledged to " + w.value("lost_acknowledged_by", lost.value("client", std::string("its client"))) + ".";
-    out.push_back(s);
+    out.say(s, lost_at ? std::optional<TimeSpan>(TimeSpan{lost_at->true_ns, lost_at->true_ns}) : std::nullopt);
     s = "Then the resource applied " + write_words(by);
     if (by_at) s += " at " + format_seconds(by_at->true_ns);
     if (by.contains("order")) s += " as update " + by["order"].dump();
@@ -68,9 +107,12 @@ std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann:
       s += ": the same write was applied a second time";
     else
       s += ": its writer had read the resource before update " + lost.value("order", nlohmann::json()).dump();
-    out.push_back(s + ".");
+    out.say(s + ".", by_at ? std::optional<TimeSpan>(TimeSpan{by_at->true_ns, by_at->true_ns}) : std::nullopt);
+    out.cause = {{"class", "lost-update"}, {"process", by.value("client", "")}};
     if (by_at) {
-      out.push_back(holders_at(facts, by_at->true_ns));
+      out.say(holders_at(facts, by_at->true_ns));
+      transit(facts, *by_at, out, out.cause);
+      out.end_chain();
       faults_near(facts, by.value("client", ""), by_at->true_ns, out);
     }
     return out;
@@ -83,9 +125,12 @@ std::vector<std::string> explain_resource(const RunFacts& facts, const nlohmann:
     if (w.contains("highest_token_before"))
       s += " although it had already accepted token " + w["highest_token_before"].dump() +
            ": tokens went backwards";
-    out.push_back(s + ".");
+    out.say(s + ".", at ? std::optional<TimeSpan>(TimeSpan{at->true_ns, at->true_ns}) : std::nullopt);
+    out.cause = {{"class", "stale-token-accepted"}, {"process", write.value("client", "")}};
     if (at) {
-      out.push_back(holders_at(facts, at->true_ns));
+      out.say(holders_at(facts, at->true_ns));
+      transit(facts, *at, out, out.cause);
+      out.end_chain();
       faults_near(facts, write.value("client", ""), at->true_ns, out);
     }
     return out;

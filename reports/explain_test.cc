@@ -6,7 +6,7 @@
 #include "checker/resource_checker.h"
 #include "reports/explain.h"
 #include "reports/fault_bands.h"
-#include "reports/lock_truth.h"
+#include "checker/lock_truth.h"
 #include "reports/report_test_support.h"
 
 namespace lockstep {
@@ -30,9 +30,18 @@ TEST_CASE("the explanation of a paused holder says who - when - why and what it 
   INFO(all);
   CHECK(contains(all, "client-2 acquired the lock at 3.200 s (key revision 7) while client-0 still believed it "
                       "held the lock since 1.100 s (key revision 5)."));
-  CHECK(contains(all, "client-0's lock key /lock had been deleted at 3.110 s (revision 6), when its lease expired."));
-  CHECK(contains(all, "client-0's lease expired at 3.100 s on the leader's clock (member-1) because client-0 was "
-                      "paused from 1.500 s to 4.200 s."));
+  CHECK(contains(all, "client-0's lock key /lock (created at 1.050 s, revision 5) was deleted at 3.110 s "
+                      "(revision 6) with its lease."));
+  CHECK(contains(all, "client-0's lease 4d expired at 3.100 s, when the revoke proposed by member-1 (leader in "
+                      "term 1) committed; member-1's lessor had last renewed it at 1.300 s (a keep-alive) and "
+                      "found it expired at 3.090 s."));
+  CHECK(contains(all, "client-0 sent no keep-alive for it after 1.300 s."));
+  CHECK(contains(all, "In that time client-0 was paused from 1.500 s to 4.200 s."));
+  CHECK(contains(all, "This is the inherent limit of leases"));
+  CHECK(explanations[0].cause.value("class", "") == "lease-expired");
+  CHECK(explanations[0].cause.value("lease", 0) == 77);
+  CHECK(explanations[0].cause["faults"] == nlohmann::json::array({6}));  // the pause's start event
+  REQUIRE(explanations[0].spans.size() == explanations[0].sentences.size());
   CHECK(contains(all, "client-0 resumed at 4.200 s and wrote 1 to the resource at 4.250 s (token 5), which the "
                       "resource accepted at 4.260 s; then released the lock at 4.300 s (indeterminate: timeout)."));
   CHECK(contains(all, "Meanwhile client-2 wrote 1 to the resource at 3.300 s (token 7)"));
@@ -77,22 +86,32 @@ TEST_CASE("nothing violated: no explanation") {
   CHECK(explain_violation(b.history, verdict).empty());
 }
 
-TEST_CASE("a holder whose key was never deleted: the key is said to still exist") {
+TEST_CASE("a holder whose key another client's put took over: the put is named") {
   // naive-get-put: client-1 overwrote client-0's key with a plain put (same create revision).
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms(10));
+  b.add("client-1", EventKind::invoke, "acquire", ms(10.2));
+  b.add("client-1", EventKind::trace, "kv-send", ms(10.3), {{"call", 2}, {"request", "range"}, {"member", "member-0"}});
+  b.add("client-1", EventKind::trace, "kv-end", ms(10.4), {{"call", 2}, {"outcome", "ok"}});
   b.truth("etcd", "key-put", ms(11), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
   b.add("client-0", EventKind::ok, "acquire", ms(12), {}, {{"key", "k"}, {"key_revision", 2}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(13));
-  b.truth("etcd", "key-put", ms(14), {{"key", "k"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0}, {"value", "client-1"}});
+  b.truth("etcd", "key-put", ms(14), {{"key", "k"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0}, {"value", "client-1"},
+                                      {"cause", {{"kind", "request"}, {"request", "put"}, {"client", "client-1"}, {"call", 3},
+                                                 {"member", "member-0"}, {"sent_ns", ms(13.5)}}}});
   b.add("client-1", EventKind::ok, "acquire", ms(15), {}, {{"key", "k"}, {"key_revision", 3}});
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
   INFO(text);
   CHECK(contains(text, "client-1 acquired the lock at 0.015 s (key revision 3) while client-0 still believed"));
-  CHECK(contains(text, "client-0's lock key k (created at revision 2) still existed in etcd at that moment"));
-  CHECK(contains(text, "No fault hit client-0 between 0.012 s and 0.015 s."));
+  CHECK(contains(text, "client-0's lock key k was overwritten at 0.014 s by a put that client-1 sent to member-0 at "
+                       "0.013 s (call 3): the key stayed, but now named another holder. A plain put does not check "
+                       "that the key is absent; client-1 had read the lock at 0.010 s (call 2), before client-0's "
+                       "put created the key at 0.011 s: its check and its put were separate requests, and "
+                       "client-0's put came between them."));
+  const auto explanations = explain_checks(b.history, verdict_of({mutex}, b.history));
+  CHECK(explanations[0].cause.value("class", "") == "key-overwritten");
+  CHECK(explanations[0].cause["request"].value("client", "") == "client-1");
   CHECK(contains(text, "client-0 still believed it held the lock when the history ended."));
   CHECK(contains(text, "client-1 still believed") == false);
 }
@@ -171,6 +190,146 @@ TEST_CASE("the liveness explanation names the last fault and the key left behind
                        "ended; client-0 had crashed at 0.200 s; it had no lease, so nothing would ever delete it."));
 }
 
+// etcd-mutex's clean-up Delete of a failed acquire, held by a paused member, deletes the key the
+// same session re-created later (same name, a new create revision).
+History stale_delete_history() {
+  HistoryBuilder b;
+  b.add("client-1", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::trace, "kv-send", ms(1500), {{"call", 9}, {"request", "delete_range"}, {"member", "member-2"}, {"key", "/lock/a"}});
+  b.fault("pause", "start", ms(1501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
+  b.add("client-1", EventKind::trace, "kv-end", ms(6500), {{"call", 9}, {"outcome", "deadline"}});
+  b.add("client-1", EventKind::fail, "acquire", ms(6600), {}, {{"error", "timeout"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(7000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(7100), {{"key", "/lock/a"}, {"revision", 12}, {"create_revision", 12}, {"lease", 10}});
+  b.add("client-1", EventKind::ok, "acquire", ms(7200), {}, {{"key", "/lock/a"}, {"key_revision", 12}, {"lease", 10}});
+  b.fault("pause", "end", ms(21501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
+  b.truth("etcd", "key-delete", ms(21510), {{"key", "/lock/a"}, {"revision", 20},
+                                            {"cause", {{"kind", "request"}, {"request", "delete_range"}, {"client", "client-1"},
+                                                       {"call", 9}, {"member", "member-2"}, {"sent_ns", ms(1500)},
+                                                       {"abandoned_ns", ms(6500)}}}});
+  b.add("client-0", EventKind::invoke, "acquire", ms(21000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(21520), {{"key", "/lock/b"}, {"revision", 21}, {"create_revision", 21}, {"lease", 11}});
+  b.add("client-0", EventKind::ok, "acquire", ms(21600), {}, {{"key", "/lock/b"}, {"key_revision", 21}, {"lease", 11}});
+  return b.history;
+}
+
+TEST_CASE("a key deleted by its owner's own stale request: the request - not a lease - is the cause") {
+  const History h = stale_delete_history();
+  const CheckResult mutex = check_mutual_exclusion(h);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(h, verdict_of({mutex}, h));
+  REQUIRE(x.size() == 1);
+  const std::string text = explain_violation(h, verdict_of({mutex}, h));
+  INFO(text);
+  CHECK(x[0].cause.value("class", "") == "key-deleted-by-request");
+  CHECK(x[0].cause["request"].value("call", 0) == 9);
+  CHECK(x[0].cause["request"].value("client", "") == "client-1");
+  CHECK(x[0].cause["request"].value("abandoned_ns", std::int64_t{0}) == ms(6500));
+  CHECK(contains(text, "client-1's lock key /lock/a (created at 7.100 s, revision 12) was deleted at 21.510 s "
+                       "(revision 20) by a delete_range that client-1 sent to member-2 at 1.500 s (call 9), on "
+                       "which client-1 had given up at 6.500 s (no answer by its deadline): a request older than "
+                       "the key itself, left over from before client-1 created it, applied late."));
+  CHECK(contains(text, "It took 20.010 s from sending to applying: member-2 was paused from 1.501 s to 21.501 s."));
+  CHECK_FALSE(contains(text, "inherent limit"));
+  CHECK_FALSE(contains(text, "lease"));
+}
+
+TEST_CASE("a waiter granted after its own key expired: the grantee's lost key and its lease are the cause") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::trace, "kv-send", ms(1100), {{"call", 3}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 1}});
+  b.fault("pause", "start", ms(1200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
+  const nlohmann::json expiry = {{"lease", 1}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(6100)},
+                                 {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
+  b.truth("member-0", "lease-expired", ms(6110), expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", ms(6120), {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(7000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(7010), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms(7020), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  b.fault("pause", "end", ms(10200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
+  b.add("client-0", EventKind::ok, "acquire", ms(10300), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, verdict_of({mutex}, b.history));
+  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  INFO(text);
+  CHECK(x[0].cause.value("class", "") == "grantee-key-gone");
+  CHECK(x[0].cause.value("process", "") == "client-0");
+  CHECK(x[0].cause["lost"].value("class", "") == "lease-expired");
+  CHECK(contains(text, "client-0 was told it held the lock at 10.300 s although its own lock key /l/0 was already gone"));
+  CHECK(contains(text, "client-0 sent 1 keep-alive for it after 1.000 s; none was answered in time: 1 was still unanswered then."));
+  CHECK(contains(text, "In that time client-0 was paused from 1.200 s to 10.200 s."));
+  CHECK_FALSE(contains(text, "inherent limit"));
+  CHECK_FALSE(contains(text, "No fault hit client-0"));
+}
+
+TEST_CASE("a lessor revoke that never committed is not an expiry") {
+  // A deposed leader's lessor tried to revoke client-0's lease; nothing committed, the key stood.
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.truth("member-0", "lease-revoke-attempt", ms(3000), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3000)}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(4000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(4010), {{"key", "/l/1"}, {"revision", 6}, {"create_revision", 6}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms(4020), {}, {{"key", "/l/1"}, {"key_revision", 6}, {"lease", 2}});
+  const auto truth = extract_lock_truth(b.history);
+  REQUIRE(truth.find_lease(1) != nullptr);
+  CHECK_FALSE(truth.find_lease(1)->expired_ns.has_value());
+  CHECK(truth.find_lease(1)->revoke_attempts.size() == 1);
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  const auto x = explain_checks(b.history, verdict_of({mutex}, b.history));
+  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  INFO(text);
+  CHECK(x[0].cause.value("class", "") == "granted-while-key-held");
+  CHECK_FALSE(contains(text, "'s lease"));
+  CHECK(contains(text, "no lease expired and no request removed it"));
+}
+
+TEST_CASE("a clock fault is worded by its effect: rate_ppm is the absolute rate") {
+  HistoryBuilder b;
+  b.fault("clock", "start", ms(1), {{"targets", {"client-0"}}, {"rate_ppm", 250000}, {"clock", "monotonic"}});
+  b.fault("clock", "start", ms(2), {{"targets", {"member-1"}}, {"rate_ppm", 4000000}, {"clock", "monotonic"}});
+  b.fault("clock", "start", ms(3), {{"targets", {"client-2"}}, {"amount_ms", -1500}, {"clock", "wall"}});
+  const auto bands = reports::fault_bands(b.history);
+  REQUIRE(bands.size() == 3);
+  CHECK(reports::describe_fault(bands[0]) == "client-0's monotonic clock ran slow, at 25 % of nominal speed");
+  CHECK(reports::describe_fault(bands[1]) == "member-1's monotonic clock ran fast, at 4 times nominal speed");
+  CHECK(reports::describe_fault(bands[2]) == "client-2's wall clock jumped back by 1.500 s");
+}
+
+TEST_CASE("a write delayed on its way to the resource is named as the cause of the lost update") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "write", ms(1000), {{"base", 0}, {"value", 1}});
+  b.fault("delay", "start", ms(1001), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
+  b.add("client-1", EventKind::invoke, "read", ms(2000));
+  b.truth("resource", "resource-read", ms(2001), {{"client", "client-1"}, {"accepted", true}, {"value", 0}});
+  b.add("client-1", EventKind::ok, "read", ms(2002), {}, {{"value", 0}});
+  b.add("client-1", EventKind::invoke, "write", ms(2100), {{"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms(2101), {{"client", "client-1"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms(2102), {}, {{"order", 1}});
+  b.fault("delay", "end", ms(1501 + 1000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
+  b.truth("resource", "resource-write", ms(9001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
+  b.add("client-0", EventKind::ok, "write", ms(9002), {}, {{"order", 2}});
+  nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 6}}},
+                            {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 9}}}};
+  CheckResult resource;
+  resource.name = "resource";
+  resource.status = CheckStatus::violated;
+  resource.summary = "an acknowledged update was lost";
+  resource.witness = witness;
+  const auto x = explain_checks(b.history, verdict_of({resource}, b.history));
+  const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
+  INFO(text);
+  CHECK(contains(text, "client-0 sent its write at 1.000 s and it reached the resource at 9.001 s, 8.001 s later: "
+                       "messages between client-0 and resource were delayed by 8.000 s from 1.001 s to 2.501 s."));
+  CHECK(x[0].cause["transit"].value("client", "") == "client-0");
+  CHECK(x[0].cause["transit"]["faults"] == nlohmann::json::array({1}));
+}
+
 TEST_CASE("fault bands pair starts with ends and name who they hit") {
   HistoryBuilder b;
   b.fault("partition", "start", ms(1), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
@@ -194,7 +353,7 @@ TEST_CASE("fault bands pair starts with ends and name who they hit") {
 
 TEST_CASE("lock truth: keys - owners - leases and leader terms") {
   const History h = reports_test::paused_holder_history();
-  const auto truth = reports::extract_lock_truth(h);
+  const auto truth = extract_lock_truth(h);
   REQUIRE(truth.keys.size() == 2);
   CHECK(truth.keys[0].owner == "client-0");
   CHECK(truth.keys[0].end_ns == ms(3110));
@@ -210,7 +369,7 @@ TEST_CASE("lock truth: keys - owners - leases and leader terms") {
   CHECK(lease->expired_by == "member-1");
   REQUIRE(truth.leaders.size() == 1);
   CHECK(truth.leaders[0].member == "member-1");
-  CHECK(truth.leaders[0].end_ns == reports::kStillOpen);
+  CHECK(truth.leaders[0].end_ns == kStillOpen);
 }
 
 }  // namespace

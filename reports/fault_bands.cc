@@ -1,6 +1,7 @@
 #include "reports/fault_bands.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "reports/report_text.h"
@@ -79,6 +80,20 @@ std::vector<FaultBand> fault_bands(const History& history) {
   return bands;
 }
 
+std::string clock_rate_words(std::int64_t rate_ppm) {
+  constexpr std::int64_t kNominal = 1'000'000;
+  if (rate_ppm == kNominal) return "ran at nominal speed";
+  char buf[64];
+  if (rate_ppm < kNominal) {
+    std::snprintf(buf, sizeof buf, "ran slow, at %.4g %% of nominal speed",
+                  100.0 * static_cast<double>(rate_ppm) / kNominal);
+  } else {
+    std::snprintf(buf, sizeof buf, "ran fast, at %.4g times nominal speed",
+                  static_cast<double>(rate_ppm) / kNominal);
+  }
+  return buf;
+}
+
 std::string describe_fault(const FaultBand& band) {
   const nlohmann::json& a = band.args;
   const std::string targets = join_words(names_in(a, "targets"));
@@ -102,13 +117,15 @@ std::string describe_fault(const FaultBand& band) {
   if (k == "clock") {
     std::string s = targets + "'s " + a.value("clock", std::string("monotonic")) + " clock";
     const std::int64_t jump_ms = int_arg(a, "amount_ms");
+    // rate_ppm is the clock's absolute rate while the fault lasts: 1000000 is nominal speed,
+    // 250000 a clock at a quarter of it (slow), 0 unchanged.
     const std::int64_t rate_ppm = int_arg(a, "rate_ppm");
-    if (jump_ms != 0) s += " jumped by " + format_duration(jump_ms * 1'000'000);
+    if (jump_ms != 0)
+      s += std::string(" jumped ") + (jump_ms > 0 ? "forward" : "back") + " by " +
+           format_duration((jump_ms > 0 ? jump_ms : -jump_ms) * 1'000'000);
     if (jump_ms != 0 && rate_ppm != 0) s += " and";
-    if (rate_ppm != 0)
-      s += std::string(" ran ") + (rate_ppm > 0 ? "fast" : "slow") + " by " +
-           std::to_string(rate_ppm > 0 ? rate_ppm : -rate_ppm) + " ppm";
-    if (jump_ms == 0 && rate_ppm == 0) s += " was skewed";
+    if (rate_ppm != 0) s += " " + clock_rate_words(rate_ppm);
+    if (jump_ms == 0 && rate_ppm == 0) s += " was left unchanged";
     return s;
   }
   if (k == "leader-change") {

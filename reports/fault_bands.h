@@ -40,4 +40,8 @@ std::vector<FaultBand> fault_bands(const History& history);
 // member-0". No times: callers add them.
 std::string describe_fault(const FaultBand& band);
 
+// A clock fault's rate (absolute, in ppm of nominal speed) by its effect: "ran slow, at 25 %
+// of nominal speed", "ran fast, at 4 times nominal speed", "ran at nominal speed".
+std::string clock_rate_words(std::int64_t rate_ppm);
+
 }  // namespace lockstep::reports

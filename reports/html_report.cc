@@ -92,7 +92,18 @@ void explanation_section(std::ostream& o, const std::vector<CheckExplanation>& e
   o << "<section id=\"violation-explanation\"><h2>What happened</h2>\n";
   for (const auto& x : explanations) {
     o << "<h3>" << html_escape(check_words(x.check)) << " (" << html_escape(x.check) << ")</h3><ol>";
-    for (const auto& s : x.sentences) o << "<li>" << html_escape(s) << "</li>";
+    for (std::size_t i = 0; i < x.sentences.size(); ++i) {
+      // A sentence that names a request, lease or fault links to its place on the timeline:
+      // a click zooms the timeline to that span (microseconds, as the timeline's data).
+      const bool linked = i < x.spans.size() && x.spans[i].has_value();
+      o << "<li id=\"why-" << html_escape(x.check) << "-" << i + 1 << "\">";
+      if (linked)
+        o << "<a class=\"cause-link\" href=\"#timeline-section\" data-zoom-span=\""
+          << us(x.spans[i]->from_ns) << "," << us(x.spans[i]->to_ns) << "\">";
+      o << html_escape(x.sentences[i]);
+      if (linked) o << "</a>";
+      o << "</li>";
+    }
     o << "</ol>\n";
   }
   o << "</section>\n";

@@ -20,6 +20,7 @@ table.checks th { font-weight: 600; background: #f7fafc; }
 .figures { display: flex; flex-wrap: wrap; gap: 2px 14px; font-size: 12.5px; color: #4a5568; }
 .figures span b { color: #1a202c; font-weight: 600; }
 #violation-explanation li { margin: 3px 0; }
+#violation-explanation a.cause-link { color: inherit; text-decoration: underline dotted #c53030; }
 #violation-explanation { background: #fff5f5; border-left: 4px solid #c53030; padding: 4px 14px 8px; }
 .errors:empty { display: none; }
 .errors { background: #fed7d7; color: #822727; border: 1px solid #c53030; padding: 6px 10px; white-space: pre-wrap; font-family: monospace; }
@@ -245,6 +246,14 @@ const char* const kTimelineJs = R"JS(
     setView({ a: c - (c - view.a) * factor, b: c + (view.b - c) * factor });
   }
 
+  // A sentence of the explanation: zoom to the span it names, with room around it.
+  document.querySelectorAll('[data-zoom-span]').forEach(function (link) {
+    link.addEventListener('click', function () {
+      var ab = link.dataset.zoomSpan.split(',').map(Number);
+      var pad = Math.max((ab[1] - ab[0]) * 0.15, 200000);
+      setView({ a: ab[0] - pad, b: ab[1] + pad });
+    });
+  });
   document.querySelectorAll('[data-zoom-violation]').forEach(function (btn) {
     btn.addEventListener('click', function () { setView(violationView(data.violations[+btn.dataset.zoomViolation])); });
   });
@@ -269,6 +278,11 @@ const char* const kTimelineJs = R"JS(
   window.addEventListener('resize', render);
 
   if (location.hash === '#zoom=violation' && data.violations.length) setView(violationView(data.violations[0]));
+  // A link to one sentence of the explanation (the demo's index links each step of the
+  // causal chain so): zoom to what it names.
+  var named = /^#why-/.test(location.hash) && document.getElementById(location.hash.slice(1));
+  var namedLink = named && named.querySelector('[data-zoom-span]');
+  if (namedLink) namedLink.click();
   else render();
   if (!window.lockstepErrors.length) document.body.dataset.ready = 'ok';
 })();

@@ -9,7 +9,7 @@
 #include "harness/run_files.h"
 #include "harness/run_request.h"
 #include "harness/sim_runner.h"
-#include "reports/lock_truth.h"
+#include "checker/lock_truth.h"
 #include "reports/report_files.h"
 #include "reports/report_test_support.h"
 
@@ -74,7 +74,7 @@ TEST_CASE("a simulated run's leases live in the report from their grant to their
   }
   REQUIRE(granted_ns.size() >= 2);
   REQUIRE_FALSE(revoked_ns.empty());
-  const auto truth = reports::extract_lock_truth(result.history);
+  const auto truth = extract_lock_truth(result.history);
   int checked = 0;
   for (const auto& [lease, at_ns] : revoked_ns) {
     const auto* l = truth.find_lease(lease);

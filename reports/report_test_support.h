@@ -65,10 +65,19 @@ inline History paused_holder_history() {
   b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
   b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77}, {"value", "client-0"}});
   b.add("client-0", EventKind::ok, "acquire", ms(1100), {}, {{"token", 5}, {"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  // A keep-alive renews the lease at 1.3 s; the next one is sent during the pause's run-up
+  // and never answered.
+  b.add("client-0", EventKind::trace, "kv-send", ms(1290), {{"call", 4}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(1310), {{"call", 4}, {"outcome", "ok"}});
   b.fault("pause", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
   b.add("client-2", EventKind::invoke, "acquire", ms(2000), {{"mode", "exclusive"}});
-  b.truth("member-1", "lease-expired", ms(3100), {{"lease", 77}});
-  b.truth("etcd", "key-delete", ms(3110), {{"key", "/lock"}, {"revision", 6}, {"lease_expired", true}});
+  const nlohmann::json expiry = {{"lease", 77}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(3090)},
+                                 {"renewed_ns", ms(1300)}, {"renewed_by", "keep-alive"}};
+  b.truth("member-1", "lease-revoke-attempt", ms(3090), expiry);
+  b.truth("member-1", "lease-expired", ms(3100), expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", ms(3110), {{"key", "/lock"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
   b.truth("etcd", "key-put", ms(3150), {{"key", "/lock"}, {"revision", 7}, {"create_revision", 7}, {"lease", 88}, {"value", "client-2"}});
   b.add("client-2", EventKind::ok, "acquire", ms(3200), {}, {{"token", 7}, {"key", "/lock"}, {"key_revision", 7}, {"lease", 88}});
   b.add("client-2", EventKind::invoke, "write", ms(3300), {{"token", 7}, {"base", 0}, {"value", 1}});

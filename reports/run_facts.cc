@@ -13,8 +13,30 @@ RunFacts::RunFacts(const History& history)
       holdings_(believed_holding_intervals(history)),
       completion_(history.events.size(), -1) {
   std::map<std::string, std::size_t> open;  // process -> position of its open invoke
+  std::map<std::pair<std::string, std::int64_t>, std::size_t> open_calls;  // -> calls_ position
   for (std::size_t i = 0; i < history.events.size(); ++i) {
     const auto& e = history.events[i];
+    if (e.kind == EventKind::trace && e.args.is_object() && (e.op == "kv-send" || e.op == "kv-end")) {
+      const std::int64_t call = e.args.value("call", std::int64_t{0});
+      if (e.op == "kv-send") {
+        CallRecord c;
+        c.process = e.process;
+        c.call = call;
+        c.request = e.args.value("request", "");
+        c.member = e.args.value("member", "");
+        c.lease = e.args.value("lease", std::int64_t{0});
+        c.sent_ns = e.true_ns;
+        open_calls[{e.process, call}] = calls_.size();
+        calls_.push_back(std::move(c));
+      } else if (auto it = open_calls.find({e.process, call}); it != open_calls.end()) {
+        CallRecord& c = calls_[it->second];
+        c.end_ns = e.true_ns;
+        c.outcome = e.args.value("outcome", "");
+        c.error = e.args.value("error", "");
+        open_calls.erase(it);
+      }
+      continue;
+    }
     if (e.kind == EventKind::invoke) {
       open[e.process] = i;
     } else if (e.is_completion()) {
@@ -51,13 +73,26 @@ std::vector<const FaultBand*> RunFacts::faults_hitting(const std::string& proces
 
 const KeyLifetime* RunFacts::key_of(const std::string& process, std::int64_t key_revision,
                                     std::int64_t at_ns) const {
-  const KeyLifetime* latest = nullptr;
-  for (const auto& k : truth_.keys) {
-    if (k.owner != process) continue;
-    if (key_revision != 0 && k.create_revision == key_revision) return &k;
-    if (k.start_ns <= at_ns) latest = &k;
+  return truth_.key_acquired(process, key_revision, at_ns);
+}
+
+std::vector<const CallRecord*> RunFacts::calls_of(const std::string& process,
+                                                  std::int64_t from_ns, std::int64_t to_ns,
+                                                  const std::string& request) const {
+  std::vector<const CallRecord*> out;
+  for (const auto& c : calls_) {
+    if (c.sent_ns > to_ns) break;
+    if (c.sent_ns < from_ns || c.process != process) continue;
+    if (!request.empty() && c.request != request) continue;
+    out.push_back(&c);
   }
-  return latest;
+  return out;
+}
+
+const CallRecord* RunFacts::find_call(const std::string& process, std::int64_t call) const {
+  for (const auto& c : calls_)
+    if (c.call == call && c.process == process) return &c;
+  return nullptr;
 }
 
 std::vector<const KeyLifetime*> RunFacts::keys_at(std::int64_t at_ns) const {

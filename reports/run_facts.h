@@ -12,11 +12,24 @@
 #include <vector>
 
 #include "checker/history.h"
+#include "checker/lock_truth.h"
 #include "checker/mutex_checker.h"
 #include "reports/fault_bands.h"
-#include "reports/lock_truth.h"
 
 namespace lockstep::reports {
+
+// One KV call of a client, from its kv-send and kv-end records (simulated runs).
+struct CallRecord {
+  std::string process;
+  std::int64_t call = 0;
+  std::string request;              // "put", "lease_keep_alive", ...
+  std::string member;               // the member it was sent to
+  std::int64_t lease = 0;           // keep-alive and revoke: the lease
+  std::int64_t sent_ns = 0;
+  std::int64_t end_ns = kStillOpen;  // kStillOpen: never ended
+  std::string outcome;              // "ok", "error", "deadline", "connection-lost", "" (open)
+  std::string error;
+};
 
 class RunFacts {
  public:
@@ -40,6 +53,12 @@ class RunFacts {
   // else the last key `process` owned that was created at or before `at_ns`.
   const KeyLifetime* key_of(const std::string& process, std::int64_t key_revision,
                             std::int64_t at_ns) const;
+  // The client's KV calls sent in [from_ns, to_ns] (all requests when `request` is empty), in
+  // send order.
+  std::vector<const CallRecord*> calls_of(const std::string& process, std::int64_t from_ns,
+                                          std::int64_t to_ns, const std::string& request = "") const;
+  // The call `call` of `process`, or nullptr when the history does not record it.
+  const CallRecord* find_call(const std::string& process, std::int64_t call) const;
   // The key lifetimes alive at `at_ns`.
   std::vector<const KeyLifetime*> keys_at(std::int64_t at_ns) const;
   // The truth "resource-write"/"resource-read" event the resource recorded for the client's
@@ -52,6 +71,7 @@ class RunFacts {
   std::vector<FaultBand> faults_;
   std::vector<HoldingInterval> holdings_;
   std::vector<std::int64_t> completion_;  // per event: its completion's index, or -1
+  std::vector<CallRecord> calls_;          // in send order
   std::int64_t end_ns_ = 0;
 };
 

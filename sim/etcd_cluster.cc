@@ -1,6 +1,7 @@
 #include "sim/etcd_cluster.h"
 
 #include <cassert>
+#include <iterator>
 #include <utility>
 
 namespace lockstep::sim {
@@ -96,11 +97,56 @@ void EtcdCluster::break_streams_of(int member_index) {
   }
 }
 
+namespace {
+
+// The request's name in etcd's API, in LogOp's alternative order.
+const char* log_op_name(const LogOp& op) {
+  static constexpr const char* kNames[] = {"put",        "delete_range", "txn",
+                                           "compaction", "lease_grant",  "lease_revoke"};
+  static_assert(std::size(kNames) == std::variant_size_v<LogOp>);
+  return kNames[op.index()];
+}
+
+nlohmann::json expiry_json(const World& world, const EtcdCluster& cluster, LeaseId lease,
+                           const LeaseExpiryCause& cause) {
+  nlohmann::json j;
+  j["lease"] = lease;
+  j["leader"] = world.process(cluster.member(cause.leader).pid()).name;
+  j["term"] = cause.term;
+  j["found_ns"] = cause.found_ns;
+  j["renewed_ns"] = cause.renewed_ns;
+  j["renewed_by"] = cause.renewed_by;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json EtcdCluster::cause_of(const LogEntry& entry) const {
+  if (entry.from_lease_expiry) {
+    nlohmann::json j = expiry_json(world_, *this, std::get<LeaseRevokeRequest>(entry.op).id,
+                                   entry.expiry);
+    j["kind"] = "lease-expiry";
+    return j;
+  }
+  if (entry.client_call.call_id == 0) return nullptr;
+  nlohmann::json j;
+  j["kind"] = "request";
+  j["request"] = log_op_name(entry.op);
+  j["client"] = world_.process(entry.client_call.client).name;
+  j["call"] = entry.client_call.call_id;
+  j["member"] = world_.process(member(entry.origin_member).pid()).name;
+  j["sent_ns"] = entry.client_call.sent_ns;
+  const auto abandoned = abandoned_calls_.find({entry.client_call.client, entry.client_call.call_id});
+  if (abandoned != abandoned_calls_.end()) j["abandoned_ns"] = abandoned->second;
+  return j;
+}
+
 void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& events,
                                  const LogEntry& entry, const Result<ClientResponse>* result) {
   if (index <= max_reported_index_) return;  // another member applied it first
   max_reported_index_ = index;
   if (!world_.observer()) return;  // nobody records: skip building the truth events
+  const nlohmann::json cause = cause_of(entry);
   for (const auto& e : events) {
     // Assigned member by member: a braced list builds and converts a json array per member.
     nlohmann::json args;
@@ -112,23 +158,38 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
       args["value"] = escape_bytes(e.kv.value);
     }
     if (entry.from_lease_expiry) args["lease_expired"] = true;
+    if (!cause.is_null()) args["cause"] = cause;
     world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete",
                         std::move(args));
   }
   if (!result->ok()) return;
   if (const auto* granted = std::get_if<LeaseGrantResponse>(&result->value())) {
-    world_.record_truth("etcd", "lease-granted",
-                        {{"lease", granted->id}, {"ttl_seconds", granted->ttl_seconds}});
-  } else if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op);
-             revoke && !entry.from_lease_expiry) {
-    world_.record_truth("etcd", "lease-revoked", {{"lease", revoke->id}});
+    nlohmann::json args = {{"lease", granted->id}, {"ttl_seconds", granted->ttl_seconds}};
+    if (!cause.is_null()) args["cause"] = cause;
+    world_.record_truth("etcd", "lease-granted", std::move(args));
+  } else if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op)) {
+    if (entry.from_lease_expiry) {
+      // The lessor's revoke committed: the lease expired now, on the proposing leader's word.
+      const std::string& leader = world_.process(member(entry.expiry.leader).pid()).name;
+      world_.record_truth(leader, "lease-expired",
+                          expiry_json(world_, *this, revoke->id, entry.expiry));
+    } else {
+      nlohmann::json args = {{"lease", revoke->id}};
+      if (!cause.is_null()) args["cause"] = cause;
+      world_.record_truth("etcd", "lease-revoked", std::move(args));
+    }
   }
 }
 
-void EtcdCluster::report_lease_expired(int member_index, LeaseId lease) {
-  // The leader's lessor found the lease expired on the leader's own clock.
-  world_.record_truth(world_.process(member(member_index).pid()).name, "lease-expired",
-                      {{"lease", lease}});
+void EtcdCluster::report_lease_revoke_attempt(LeaseId lease, const LeaseExpiryCause& cause) {
+  if (!world_.observer()) return;
+  world_.record_truth(world_.process(member(cause.leader).pid()).name, "lease-revoke-attempt",
+                      expiry_json(world_, *this, lease, cause));
+}
+
+void EtcdCluster::note_abandoned_call(ProcessId client, std::uint64_t call_id) {
+  if (!world_.observer()) return;
+  abandoned_calls_.emplace(std::make_pair(client, call_id), world_.now().time_since_epoch().count());
 }
 
 }  // namespace lockstep::sim

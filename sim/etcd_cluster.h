@@ -58,12 +58,19 @@ class EtcdCluster {
   Revision propose_compaction(Revision revision);
 
   // Truth reporting: called by members after applying log index `index` with `result`.
-  // Records key-put/key-delete for `events`, and lease-granted {lease, ttl_seconds} and
-  // lease-revoked {lease} (a client's revoke; an expiry is reported by the leader). `result`
-  // may be null when records_truth_of(index) is false.
+  // Records key-put/key-delete for `events`, lease-granted {lease, ttl_seconds},
+  // lease-revoked {lease} (a client's revoke) and lease-expired (a lessor's revoke that
+  // committed), each with the entry's `cause` (cause_of). `result` may be null when
+  // records_truth_of(index) is false.
   void report_applied(std::uint64_t index, const std::vector<Event>& events, const LogEntry& entry,
                       const Result<ClientResponse>* result);
-  void report_lease_expired(int member_index, LeaseId lease);
+  // A leader's lessor found `lease` expired and will propose its revoke: an attempt, which
+  // commits only if that member still leads (lease-revoke-attempt).
+  void report_lease_revoke_attempt(LeaseId lease, const LeaseExpiryCause& cause);
+  // A client gave up waiting for call `call_id` (its deadline passed, or its connection
+  // broke): the truth events of anything the call changes later say so. Kept only while an
+  // observer records.
+  void note_abandoned_call(ProcessId client, std::uint64_t call_id);
   // Whether report_applied(index, ...) will record the events of that index (an observer is
   // set and no member applied it before).
   bool records_truth_of(std::uint64_t index) const {
@@ -91,6 +98,10 @@ class EtcdCluster {
   std::map<ProcessId, StreamBreakSink> stream_break_sinks_;
   std::set<ProcessId> keepalive_droppers_;
   std::uint64_t keepalives_dropped_ = 0;
+  // (client, call id) -> when the client gave up on the call (true ns).
+  std::map<std::pair<ProcessId, std::uint64_t>, std::int64_t> abandoned_calls_;
+  // What made `entry` (the JSON `cause` of its truth events), or null when nothing did.
+  nlohmann::json cause_of(const LogEntry& entry) const;
 };
 
 }  // namespace lockstep::sim

@@ -89,6 +89,7 @@ void EtcdMember::start() {
 
 void EtcdMember::on_crash() {
   role_ = MemberRole::follower;
+  renewals_.clear();
   leader_ = -1;
   votes_.clear();
   next_index_.clear();
@@ -188,6 +189,8 @@ void EtcdMember::become_leader() {
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
   store_.extend_all_leases(MonoTime(now_local), cluster_.config().election_timeout);
+  renewals_.clear();
+  leader_since_ns_ = cluster_.world().now().time_since_epoch().count();
   cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-elected",
                                 {{"term", term_}, {"member", index_}});
   // An empty entry of the new term lets the leader commit what earlier terms left behind
@@ -519,9 +522,13 @@ void EtcdMember::apply_entry(const LogEntry& entry,
                  [&](const DeleteRangeRequest& r) { answer(store_.delete_range(r, events)); },
                  [&](const TxnRequest& r) { answer(store_.txn(r, events)); },
                  [&](const CompactionRequest& r) { answer(store_.compact(r)); },
-                 [&](const LeaseGrantRequest& r) { answer(store_.lease_grant(r, now)); },
+                 [&](const LeaseGrantRequest& r) {
+                   renewals_[r.id] = {cluster_.world().now().time_since_epoch().count(), "grant"};
+                   answer(store_.lease_grant(r, now));
+                 },
                  [&](const LeaseRevokeRequest& r) {
                    revoking_.erase(r.id);
+                   renewals_.erase(r.id);
                    answer(store_.lease_revoke(r.id, events));
                  },
              },
@@ -615,7 +622,7 @@ void EtcdMember::retry_waiting_requests() {
                      [](LeaseRevokeRequest& r) -> LogOp { return r; },
                      [](auto&) -> LogOp { return TxnRequest{}; }},
           req);
-      propose(std::move(op), id);
+      propose(std::move(op), id, it->second.route);
     } else if (is_leader()) {
       // Keep-alive and time-to-live: the leader answers.
       on_leader_lease_call(index_, id, req);
@@ -628,11 +635,12 @@ void EtcdMember::retry_waiting_requests() {
   maybe_start_read_round();
 }
 
-void EtcdMember::propose(LogOp&& op, std::uint64_t request_id) {
+void EtcdMember::propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call) {
   LogEntry entry;
   entry.op = std::move(op);
   entry.origin_member = index_;
   entry.origin_request = request_id;
+  entry.client_call = call;
   if (is_leader()) {
     on_proposal(std::move(entry));
   } else {
@@ -786,6 +794,7 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
       r.id = k->id;
       auto ttl = store_.lease_renew(k->id, now);
       r.ttl_seconds = ttl ? ttl.value() : 0;  // TTL 0: the lease is gone
+      if (ttl) renewals_[k->id] = {cluster_.world().now().time_since_epoch().count(), "keep-alive"};
       response = ClientResponse(with_header(std::move(r)));
     } else if (auto* t = std::get_if<LeaseTimeToLiveRequest>(&request)) {
       response = ClientResponse(with_header(store_.lease_time_to_live(*t, now)));
@@ -854,16 +863,31 @@ void EtcdMember::schedule_lease_scan() {
   });
 }
 
+EtcdMember::Renewal EtcdMember::last_renewal(LeaseId lease) const {
+  const auto it = renewals_.find(lease);
+  if (it != renewals_.end()) return it->second;
+  return {leader_since_ns_, "leader-election"};
+}
+
 void EtcdMember::lease_scan() {
   const MonoTime now(cluster_.world().local_monotonic(pid_));
   for (LeaseId id : store_.expired_leases(now)) {
     if (!revoking_.insert(id).second) continue;
-    cluster_.report_lease_expired(index_, id);
-    auto propose_revoke = [this, id, term = term_] {
-      if (role_ != MemberRole::leader || term != term_) return;
+    LeaseExpiryCause cause;
+    cause.leader = index_;
+    cause.term = term_;
+    cause.found_ns = cluster_.world().now().time_since_epoch().count();
+    const Renewal renewed = last_renewal(id);
+    cause.renewed_ns = renewed.at_ns;
+    cause.renewed_by = renewed.by;
+    // An attempt only: the lease has expired when (and if) the revoke commits.
+    cluster_.report_lease_revoke_attempt(id, cause);
+    auto propose_revoke = [this, id, cause] {
+      if (role_ != MemberRole::leader || cause.term != term_) return;
       LogEntry entry;
       entry.op = LeaseRevokeRequest{id};
       entry.from_lease_expiry = true;
+      entry.expiry = cause;
       on_proposal(std::move(entry));
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {

@@ -219,7 +219,8 @@ class EtcdMember {
   void apply_entry(const LogEntry& entry, std::optional<Result<ClientResponse>>* response);
 
   // Serving.
-  void propose(LogOp&& op, std::uint64_t request_id);
+  // `call` is the client call the request came with (the truth events name it as the cause).
+  void propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call);
   void start_read(std::uint64_t request_id);
   // Sends the waiting reads' ReadIndex round, unless one is in flight or no leader is known.
   void maybe_start_read_round();
@@ -304,6 +305,16 @@ class EtcdMember {
   // commit index may still lag what earlier leaders committed. (from, round)
   std::vector<std::pair<int, std::uint64_t>> deferred_read_requests_;
   std::set<LeaseId> revoking_;
+  // The lessor's last renewal of each lease, as this member saw it (true time), for the
+  // truth events' causes: a keep-alive it answered, or the grant it applied. Leases it has no
+  // entry for were last extended when it became leader (leader_since_ns_). Volatile.
+  struct Renewal {
+    std::int64_t at_ns = 0;
+    const char* by = "";
+  };
+  std::map<LeaseId, Renewal> renewals_;
+  std::int64_t leader_since_ns_ = 0;
+  Renewal last_renewal(LeaseId lease) const;
 
   // This member's ReadIndex rounds (any role): reads waiting for the next round, the reads of
   // the round in flight, its id, and the timer that asks again if no answer comes.

@@ -27,10 +27,12 @@ using ClientResponse =
                  LeaseGrantResponse, LeaseRevokeResponse, LeaseKeepAliveResponse,
                  LeaseTimeToLiveResponse, WatchResponse>;
 
-// Where a reply goes: the client process and its call id.
+// Where a reply goes: the client process and its call id, and when the client sent the call
+// (true time; the history's truth events name it as the cause of what the call changed).
 struct ReplyRoute {
   ProcessId client = 0;
   std::uint64_t call_id = 0;
+  std::int64_t sent_ns = 0;
 };
 
 // A replicated write. Lease ids are chosen by the proposing member, so every member applies
@@ -38,12 +40,26 @@ struct ReplyRoute {
 using LogOp = std::variant<PutRequest, DeleteRangeRequest, TxnRequest, CompactionRequest,
                            LeaseGrantRequest, LeaseRevokeRequest>;
 
+// Why a lease-expiry revoke was proposed: the leader's lessor found the lease expired on the
+// leader's clock. The history's truth events name these as the cause of the keys it deletes.
+struct LeaseExpiryCause {
+  int leader = -1;                 // the member that proposed the revoke
+  std::uint64_t term = 0;          // its term then
+  std::int64_t found_ns = 0;       // when its lessor found the lease expired (true time)
+  std::int64_t renewed_ns = -1;    // its last renewal of the lease (true time; -1: unknown)
+  const char* renewed_by = "";     // "keep-alive", "grant" or "leader-election"
+};
+
 struct LogEntry {
   std::uint64_t term = 0;
   LogOp op;
   int origin_member = -1;          // the member whose client waits for the result
   std::uint64_t origin_request = 0;  // that member's pending-request id
-  bool from_lease_expiry = false;  // a revoke the leader's lessor proposed
+  // The client call the entry carries (call_id 0: none, e.g. a lessor's revoke); the member
+  // that received it is origin_member.
+  ReplyRoute client_call;
+  bool from_lease_expiry = false;  // a revoke the leader's lessor proposed, with its cause
+  LeaseExpiryCause expiry;
 };
 
 // A log entry once the leader appended it: immutable, and shared by every member's log and

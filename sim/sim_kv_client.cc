@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <string>
 
 namespace lockstep::sim {
@@ -104,7 +105,50 @@ void SimKvClient::note_error(const Error& e, int member) {
   const bool unhealthy = e.code == ErrorCode::timeout || e.code == ErrorCode::no_leader ||
                          e.code == ErrorCode::connection_lost ||
                          e.code == ErrorCode::unavailable;
-  if (unhealthy && member == member_) member_ = (member_ + 1) % cluster_.size();
+  if (unhealthy && member == member_) switch_member((member_ + 1) % cluster_.size(), error_code_name(e.code));
+}
+
+void SimKvClient::switch_member(int to, const char* after) {
+  if (world_.observer() && to != member_)
+    world_.record_client_event(pid_, "member-switch",
+                               {{"from", "member-" + std::to_string(member_)},
+                                {"to", "member-" + std::to_string(to)},
+                                {"after", after}});
+  member_ = to;
+}
+
+namespace {
+
+// The request's name in etcd's API, in ClientRequest's alternative order.
+const char* request_name(const ClientRequest& request) {
+  static constexpr const char* kNames[] = {
+      "range",       "put",         "delete_range",     "txn",          "compaction",
+      "lease_grant", "lease_revoke", "lease_keep_alive", "lease_time_to_live", "watch_create",
+      "watch_cancel"};
+  static_assert(std::size(kNames) == std::variant_size_v<ClientRequest>);
+  return kNames[request.index()];
+}
+
+}  // namespace
+
+void SimKvClient::record_send(std::uint64_t call_id, const ClientRequest& request, int member) {
+  nlohmann::json args;
+  args["call"] = call_id;
+  args["request"] = request_name(request);
+  args["member"] = "member-" + std::to_string(member);
+  if (const auto* put = std::get_if<PutRequest>(&request)) args["key"] = escape_bytes(put->key);
+  if (const auto* del = std::get_if<DeleteRangeRequest>(&request)) args["key"] = escape_bytes(del->key);
+  if (const auto* ka = std::get_if<LeaseKeepAliveRequest>(&request)) args["lease"] = ka->id;
+  if (const auto* rv = std::get_if<LeaseRevokeRequest>(&request)) args["lease"] = rv->id;
+  world_.record_client_event(pid_, "kv-send", std::move(args));
+}
+
+void SimKvClient::record_end(std::uint64_t call_id, const char* outcome, const Error* error) {
+  nlohmann::json args;
+  args["call"] = call_id;
+  args["outcome"] = outcome;
+  if (error != nullptr) args["error"] = error->message;
+  world_.record_client_event(pid_, "kv-end", std::move(args));
 }
 
 SimKvClient::Calls::iterator SimKvClient::find_call(std::uint64_t call_id) {
@@ -139,6 +183,8 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& respo
   }
   auto it = find_call(call_id);
   if (it == calls_.end()) return;
+  if (world_.observer())
+    record_end(call_id, response.ok() ? "ok" : "error", response.ok() ? nullptr : &response.error());
   if (it->second.is_watch_create && response.ok()) {
     auto* w = std::get_if<WatchResponse>(&response.value());
     // Created and cancelled at once is a refusal (watch() turns it into an error): there is
@@ -162,14 +208,19 @@ void SimKvClient::on_member_reset(int member) {
   std::vector<std::uint64_t> broken;
   for (const auto& [id, c] : calls_)
     if (c.member == member) broken.push_back(id);
-  for (auto id : broken)
-    complete(id, Error(ErrorCode::connection_lost, "connection to member reset"),
-             /*in_own_event=*/false);  // a crash of the member, not an event of this client
+  for (auto id : broken) {
+    const Error reset(ErrorCode::connection_lost, "connection to member reset");
+    if (world_.observer()) {
+      record_end(id, "connection-lost", &reset);
+      cluster_.note_abandoned_call(pid_, id);
+    }
+    complete(id, Error(reset), /*in_own_event=*/false);  // a crash of the member, not an event of this client
+  }
   for (auto& [id, s] : streams_)
     if (s->member == member)
       push_to_stream(world_, pid_, *s,
                      Error(ErrorCode::connection_lost, "watch stream's member went away"));
-  if (member == member_) member_ = (member_ + 1) % cluster_.size();
+  if (member == member_) switch_member((member_ + 1) % cluster_.size(), "connection_lost");
 }
 
 SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
@@ -182,7 +233,10 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   calls_.emplace_back(id, PendingCall{call.slot, call.member,
                                       std::holds_alternative<WatchCreateRequest>(request),
                                       deadline});
-  cluster_.send_request(pid_, call.member, ReplyRoute{pid_, id}, std::move(request));
+  if (world_.observer()) record_send(id, request, call.member);
+  cluster_.send_request(pid_, call.member,
+                        ReplyRoute{pid_, id, world_.now().time_since_epoch().count()},
+                        std::move(request));
   deadline_timer_.arm_no_later_than(deadline);
   return call;
 }
@@ -192,9 +246,14 @@ void SimKvClient::fail_expired_calls() {
   std::vector<std::uint64_t> expired;
   for (const auto& [id, c] : calls_)
     if (c.deadline <= now) expired.push_back(id);
-  for (const std::uint64_t id : expired)
+  for (const std::uint64_t id : expired) {
+    if (world_.observer()) {
+      record_end(id, "deadline", nullptr);
+      cluster_.note_abandoned_call(pid_, id);
+    }
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"),
              /*in_own_event=*/false);  // several may fail at once: each resumes in turn
+  }
   TrueTime earliest = TrueTime::max();
   for (const auto& [id, c] : calls_) earliest = std::min(earliest, c.deadline);
   if (!calls_.empty()) deadline_timer_.arm_at(earliest);

@@ -87,6 +87,12 @@ class SimKvClient : public KvClient {
   // delivery, an event of this client's process), else through an event.
   void complete(std::uint64_t call_id, Result<ClientResponse>&& response, bool in_own_event);
   void note_error(const Error& e, int member);
+  // The history's record of this client's calls (only when the world has an observer):
+  // kv-send {call, request, member, key | lease}, kv-end {call, outcome, error}, and
+  // member-switch {from, to, after}.
+  void record_send(std::uint64_t call_id, const ClientRequest& request, int member);
+  void record_end(std::uint64_t call_id, const char* outcome, const Error* error);
+  void switch_member(int to, const char* after);
 
   friend class SimWatchStream;
   World& world_;

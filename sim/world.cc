@@ -225,5 +225,10 @@ void World::record_truth(const std::string& process, const std::string& op,
                          nlohmann::json args) {
   if (observer_) observer_->on_truth(now_, process, op, std::move(args));
 }
+void World::record_client_event(ProcessId process, const std::string& op, nlohmann::json args) {
+  if (observer_)
+    observer_->on_client_event(now_, this->process(process).name, local_monotonic(process), op,
+                               std::move(args));
+}
 
 }  // namespace lockstep::sim

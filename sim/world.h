@@ -58,6 +58,11 @@ class WorldObserver {
   // A free-form line from a process (NodeContext::trace).
   virtual void on_trace(TrueTime now, const std::string& process, Duration local_monotonic,
                         const std::string& message) = 0;
+  // What a client's KV endpoint did that its lock operations cannot say: a call sent, its
+  // end (reply, error, timeout), a switch of member. Recorded as `trace` events with `op`.
+  virtual void on_client_event(TrueTime now, const std::string& process,
+                               Duration local_monotonic, const std::string& op,
+                               nlohmann::json args) = 0;
 };
 
 class World {
@@ -147,6 +152,7 @@ class World {
   // `args` by value: the history keeps it (callers hand over a temporary, which is moved).
   void record_fault(const std::string& process, const std::string& op, nlohmann::json args);
   void record_truth(const std::string& process, const std::string& op, nlohmann::json args);
+  void record_client_event(ProcessId process, const std::string& op, nlohmann::json args);
 
  private:
   // The queue is a binary heap of small keys (a 4-ary one measured slower: the queue is

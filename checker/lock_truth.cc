@@ -1,9 +1,9 @@
-#include "reports/lock_truth.h"
+#include "checker/lock_truth.h"
 
 #include <algorithm>
 #include <set>
 
-namespace lockstep::reports {
+namespace lockstep {
 
 namespace {
 
@@ -20,6 +20,13 @@ std::string string_field(const nlohmann::json& j, const char* field) {
   return j[field].get<std::string>();
 }
 
+const nlohmann::json& cause_field(const nlohmann::json& args) {
+  static const nlohmann::json none;
+  if (!args.is_object()) return none;
+  const auto it = args.find("cause");
+  return it == args.end() ? none : *it;
+}
+
 class LeaseBook {
  public:
   explicit LeaseBook(LockTruth& truth) : truth_(truth) {}
@@ -34,11 +41,19 @@ class LeaseBook {
   void expired(std::int64_t lease, const HistoryEvent& e) {
     if (lease == 0) return;
     LeaseLifetime& l = get(lease, e.true_ns);
-    if (l.expired_ns) return;  // a later leader may expire it again: the first one counts
+    if (l.expired_ns) return;  // only one revoke can commit; older files may repeat it
     l.expired_ns = e.true_ns;
     l.expired_by = e.process;
     l.expired_event = e.index;
+    l.expiry = parse_change_cause(e.args);
+    l.expiry.kind = "lease-expiry";
+    l.expiry.lease = lease;
+    if (l.expiry.leader.empty()) l.expiry.leader = e.process;
     l.last_seen_ns = std::max(l.last_seen_ns, e.true_ns);
+  }
+  void revoke_attempt(std::int64_t lease, const HistoryEvent& e) {
+    if (lease == 0) return;
+    get(lease, e.true_ns).revoke_attempts.push_back(e.index);
   }
 
  private:
@@ -58,9 +73,62 @@ class LeaseBook {
 
 }  // namespace
 
+ChangeCause parse_change_cause(const nlohmann::json& cause) {
+  ChangeCause c;
+  if (!cause.is_object()) return c;
+  c.kind = string_field(cause, "kind");
+  c.request = string_field(cause, "request");
+  c.client = string_field(cause, "client");
+  c.call = int_field(cause, "call");
+  c.member = string_field(cause, "member");
+  if (cause.contains("sent_ns")) c.sent_ns = int_field(cause, "sent_ns");
+  if (cause.contains("abandoned_ns")) c.abandoned_ns = int_field(cause, "abandoned_ns");
+  c.lease = int_field(cause, "lease");
+  c.leader = string_field(cause, "leader");
+  c.term = int_field(cause, "term");
+  if (cause.contains("found_ns")) c.found_ns = int_field(cause, "found_ns");
+  if (cause.contains("renewed_ns")) c.renewed_ns = int_field(cause, "renewed_ns");
+  c.renewed_by = string_field(cause, "renewed_by");
+  return c;
+}
+
 const LeaseLifetime* LockTruth::find_lease(std::int64_t lease) const {
   auto it = lease_index.find(lease);
   return it == lease_index.end() ? nullptr : &leases[it->second];
+}
+
+const KeyLifetime* LockTruth::key_acquired(const std::string& process, std::int64_t key_revision,
+                                           std::int64_t at_ns) const {
+  const KeyLifetime* latest = nullptr;
+  for (const auto& k : keys) {
+    if (k.owner != process) continue;
+    if (key_revision != 0 && k.create_revision == key_revision) return &k;
+    if (k.start_ns <= at_ns) latest = &k;
+  }
+  return latest;
+}
+
+bool lease_expired_under_holder(const History& history, const LockTruth& truth,
+                                const nlohmann::json& w) {
+  if (!w.is_object() || !w.contains("earlier") || !w.contains("later")) return false;
+  const nlohmann::json& earlier = w["earlier"];
+  const nlohmann::json& later = w["later"];
+  if (!earlier.is_object() || !later.is_object()) return false;
+  const std::string process = string_field(earlier, "process");
+  const std::int64_t start_event = earlier.contains("start_event") ? int_field(earlier, "start_event") : -1;
+  std::int64_t key_revision = 0;
+  if (start_event >= 0 && start_event < static_cast<std::int64_t>(history.events.size()))
+    key_revision = int_field(history.events[static_cast<std::size_t>(start_event)].result, "key_revision");
+  const KeyLifetime* key = truth.key_acquired(process, key_revision, int_field(earlier, "start_ns"));
+  // Lost while held: after the earlier holder was told it held the lock (a key gone before
+  // that is a wrong grant, not an outlived lease), and before the later grant.
+  if (key == nullptr || key->end_ns <= int_field(earlier, "start_ns") ||
+      key->end_ns > int_field(later, "start_ns"))
+    return false;
+  if (key->deleted_by.kind == "lease-expiry") return true;
+  // Older files: a delete marked lease_expired whose lease's expiry is recorded.
+  const LeaseLifetime* lease = truth.find_lease(key->lease);
+  return key->deleted_by.kind.empty() && key->deleted_by_lease_expiry && lease && lease->expired_ns;
 }
 
 LockTruth extract_lock_truth(const History& history) {
@@ -98,6 +166,7 @@ LockTruth extract_lock_truth(const History& history) {
       if (creates) {
         if (live != live_key.end()) truth.keys[live->second].end_ns = e.true_ns;  // replaced
         KeyLifetime k;
+        k.created_by = parse_change_cause(cause_field(e.args));
         k.key = key;
         k.create_revision = create != 0 ? create : rev;
         k.lease = lease;
@@ -114,6 +183,7 @@ LockTruth extract_lock_truth(const History& history) {
         truth.keys.push_back(k);
       } else {
         truth.keys[live->second].lease = lease;
+        truth.keys[live->second].rewrites.push_back(e.index);
       }
       leases.seen(lease, e.true_ns, truth.keys[live_key[key]].owner);
     } else if (e.op == "key-delete") {
@@ -125,10 +195,13 @@ LockTruth extract_lock_truth(const History& history) {
       k.delete_event = e.index;
       k.delete_revision = int_field(e.args, "revision");
       k.deleted_by_lease_expiry = e.args.is_object() && e.args.value("lease_expired", false);
+      k.deleted_by = parse_change_cause(cause_field(e.args));
       leases.seen(k.lease, e.true_ns, k.owner);
       live_key.erase(live);
     } else if (e.op == "lease-expired") {
       leases.expired(int_field(e.args, "lease"), e);
+    } else if (e.op == "lease-revoke-attempt") {
+      leases.revoke_attempt(int_field(e.args, "lease"), e);
     } else if (e.op == "lease-granted" || e.op == "lease-revoked") {
       leases.seen(int_field(e.args, "lease"), e.true_ns, "");
     } else if (e.op == "leader-elected") {
@@ -146,4 +219,4 @@ LockTruth extract_lock_truth(const History& history) {
   return truth;
 }
 
-}  // namespace lockstep::reports
+}  // namespace lockstep

@@ -1,0 +1,238 @@
+#include "reports/causes.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "reports/report_text.h"
+
+namespace lockstep::reports {
+
+namespace {
+
+bool is_member(const std::string& process) { return process.rfind("member-", 0) == 0; }
+
+// Faults that can keep a client's keep-alives from renewing its lease: on the client itself,
+// on the members it called (or the leader), or on links among these only. Duplication and
+// reordering delay nothing, so they are never a cause.
+bool can_stop_renewal(const FaultBand& f, const std::string& client,
+                      const std::set<std::string>& members) {
+  if (f.kind == "duplicate" || f.kind == "reorder" || f.processes.empty()) return false;
+  bool names_ours = false;
+  for (const auto& p : f.processes) {
+    if (p == client || members.count(p)) {
+      names_ours = true;
+    } else if (!is_member(p)) {
+      return false;  // a fault on another client's traffic
+    }
+  }
+  if (!names_ours) return false;
+  // A member's clock decides expiry only on the leader (passed in `members` too); a client's
+  // own clock decides when it sends keep-alives.
+  return true;
+}
+
+std::vector<std::int64_t> start_events(const std::vector<const FaultBand*>& faults) {
+  std::vector<std::int64_t> out;
+  for (const FaultBand* f : faults) out.push_back(f->start_event);
+  return out;
+}
+
+// A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
+std::string lease_words(std::int64_t lease) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(lease));
+  return buf;
+}
+
+std::string count_words(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "2 reached their deadline, 1 lost its connection": how unanswered calls ended.
+std::string endings(const std::vector<const CallRecord*>& calls, std::int64_t until_ns) {
+  std::size_t deadline = 0, lost = 0, error = 0, open = 0;
+  for (const CallRecord* c : calls) {
+    if (c->end_ns > until_ns) {
+      ++open;
+    } else if (c->outcome == "deadline") {
+      ++deadline;
+    } else if (c->outcome == "connection-lost") {
+      ++lost;
+    } else if (c->outcome != "ok") {
+      ++error;
+    }
+  }
+  std::vector<std::string> parts;
+  if (deadline) parts.push_back(std::to_string(deadline) + " reached the client's deadline");
+  if (lost) parts.push_back(std::to_string(lost) + " lost their connection");
+  if (error) parts.push_back(std::to_string(error) + " failed with an error");
+  if (open) parts.push_back(std::to_string(open) + (open == 1 ? " was" : " were") + " still unanswered then");
+  return join_words(parts);
+}
+
+}  // namespace
+
+std::string request_words(const ChangeCause& c) {
+  std::string s = (c.request.empty() ? std::string("request") : c.request) + " that " +
+                  (c.client.empty() ? std::string("a client") : c.client) + " sent";
+  if (!c.member.empty()) s += " to " + c.member;
+  if (c.sent_ns >= 0) s += " at " + format_seconds(c.sent_ns);
+  if (c.call != 0) s += " (call " + std::to_string(c.call) + ")";
+  return "a " + s;
+}
+
+nlohmann::json request_json(const ChangeCause& c) {
+  nlohmann::json j = {{"request", c.request}, {"client", c.client}, {"call", c.call},
+                      {"member", c.member},   {"sent_ns", c.sent_ns}};
+  if (c.abandoned_ns) j["abandoned_ns"] = *c.abandoned_ns;
+  return j;
+}
+
+nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
+                                    const std::string& client, Story& story) {
+  const ChangeCause& x = lease.expiry;
+  const std::int64_t expired_ns = *lease.expired_ns;
+  const std::string leader = x.leader.empty() ? lease.expired_by : x.leader;
+  // The window in which a renewal would have saved the lease: from the leader's last renewal
+  // (or, unrecorded, the lease's first sight) to when its lessor found it expired.
+  const std::int64_t from_ns = x.renewed_ns >= 0 ? x.renewed_ns : lease.first_seen_ns;
+  const std::int64_t to_ns = x.found_ns >= 0 ? x.found_ns : expired_ns;
+
+  nlohmann::json cause = {{"class", "lease-expired"}, {"lease", lease.lease}, {"leader", leader},
+                          {"process", client}, {"expired_ns", expired_ns}};
+  std::string s = client + "'s lease " + lease_words(lease.lease) + " expired at " +
+                  format_seconds(expired_ns) + ", when the revoke proposed by " + leader +
+                  (x.term ? " (leader in term " + std::to_string(x.term) + ")" : std::string()) +
+                  " committed";
+  if (x.renewed_ns >= 0) {
+    s += "; " + leader + "'s lessor had last renewed it at " + format_seconds(x.renewed_ns) +
+         (x.renewed_by == "keep-alive"        ? " (a keep-alive)"
+          : x.renewed_by == "grant"           ? " (its grant)"
+          : x.renewed_by == "leader-election" ? " (when " + leader + " became leader)"
+                                              : std::string()) +
+         " and found it expired at " + format_seconds(to_ns);
+  }
+  story.say(s + ".", TimeSpan{from_ns, expired_ns});
+
+  // The client's keep-alives for this lease in the window, and how they ended.
+  const auto keep_alives = facts.calls_of(client, from_ns, to_ns, "lease_keep_alive");
+  std::vector<const CallRecord*> mine;
+  std::set<std::string> members = {leader};
+  for (const CallRecord* c : keep_alives) {
+    if (c->lease != lease.lease) continue;
+    mine.push_back(c);
+    if (!c->member.empty()) members.insert(c->member);
+  }
+  std::size_t answered = 0;
+  for (const CallRecord* c : mine)
+    if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
+  const std::string since = " after " + format_seconds(from_ns);
+  if (mine.empty()) {
+    story.say(client + " sent no keep-alive for it" + since + ".");
+    cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
+  } else {
+    std::string k = client + " sent " + count_words(mine.size(), "keep-alive", "keep-alives") +
+                    " for it" + since;
+    if (answered == 0) {
+      k += "; none was answered in time: " + endings(mine, to_ns);
+    } else {
+      k += "; " + std::to_string(answered) + " of them answered before " + format_seconds(to_ns) +
+           ", none renewing it at " + leader;
+    }
+    story.say(k + ".", TimeSpan{mine.front()->sent_ns, to_ns});
+    cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
+  }
+
+  // The faults in that window that could have stopped the renewals.
+  std::vector<const FaultBand*> faults;
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.start_ns > to_ns || end < from_ns) continue;
+    if (f.kind == "clock") {
+      // The client's clock times its keep-alives; the leader's times the TTL.
+      if (f.hits(client) || f.hits(leader)) faults.push_back(&f);
+      continue;
+    }
+    if (can_stop_renewal(f, client, members)) faults.push_back(&f);
+  }
+  if (!faults.empty()) {
+    story.say("In that time " + fault_clauses(faults, 6) + ".",
+              TimeSpan{faults.front()->start_ns, to_ns});
+  } else {
+    // Say what did not happen only as far as it is true for the client before the grant of
+    // its lease's loss: any earlier fault on it is named, not denied.
+    auto earlier = facts.faults_hitting(client, 0, from_ns);
+    if (earlier.empty())
+      story.say("No fault hit " + client + ", the members it called or " + leader +
+                "'s clock before " + format_seconds(to_ns) + ".");
+    else
+      story.say("None of the faults was active between " + format_seconds(from_ns) + " and " +
+                format_seconds(to_ns) + " on " + client + ", the members it called or " + leader +
+                "'s clock; earlier " + fault_clauses(earlier) + ".");
+  }
+  cause["faults"] = start_events(faults);
+  return cause;
+}
+
+nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
+                                const std::string& holder, Story& story) {
+  const std::string rev =
+      key.delete_revision ? " (revision " + std::to_string(key.delete_revision) + ")" : "";
+  const std::string subject = holder + "'s lock key " + key.key + " (created at " +
+                              format_seconds(key.start_ns) + ", revision " +
+                              std::to_string(key.create_revision) + ")";
+  const ChangeCause& by = key.deleted_by;
+  const LeaseLifetime* lease = key.lease != 0 ? facts.truth().find_lease(key.lease) : nullptr;
+  if (by.kind == "lease-expiry" || (by.kind.empty() && key.deleted_by_lease_expiry)) {
+    story.say(subject + " was deleted at " + format_seconds(key.end_ns) + rev +
+                  " with its lease.",
+              TimeSpan{key.end_ns, key.end_ns});
+    if (lease != nullptr && lease->expired_ns) {
+      nlohmann::json cause = explain_lease_expiry(facts, *lease, holder, story);
+      cause["key"] = key.key;
+      return cause;
+    }
+    return {{"class", "lease-expired"}, {"process", holder}, {"key", key.key}, {"lease", key.lease}};
+  }
+  if (by.kind == "request") {
+    std::string s = subject + " was deleted at " + format_seconds(key.end_ns) + rev + " by " +
+                    request_words(by);
+    if (by.abandoned_ns)
+      s += ", on which " + by.client + " had given up at " + format_seconds(*by.abandoned_ns) +
+           " (no answer by its deadline)";
+    if (by.client == holder && by.sent_ns >= 0 && by.sent_ns < key.start_ns)
+      s += ": a request older than the key itself, left over from before " + holder +
+           " created it, applied late";
+    story.say(s + ".", TimeSpan{by.sent_ns >= 0 ? by.sent_ns : key.end_ns, key.end_ns});
+    nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
+                            {"key", key.key}, {"request", request_json(by)}};
+    // What held the request between its sending and its applying.
+    std::vector<const FaultBand*> held;
+    if (by.sent_ns >= 0) {
+      for (const auto& f : facts.faults()) {
+        const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+        if (f.start_ns > key.end_ns || end < by.sent_ns) continue;
+        if (f.kind == "duplicate" || f.kind == "reorder") continue;
+        if (f.hits(by.member) || (f.hits(by.client) && f.kind != "clock" && f.kind != "lease-drop"))
+          held.push_back(&f);
+      }
+    }
+    if (by.sent_ns >= 0) {
+      std::string h = "It took " + format_duration(key.end_ns - by.sent_ns) +
+                      " from sending to applying";
+      h += held.empty() ? "; none of the faults was active on " + by.member + " or " + by.client +
+                              "'s link in that time"
+                        : ": " + fault_clauses(held, 6);
+      story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
+    }
+    cause["faults"] = start_events(held);
+    return cause;
+  }
+  story.say(subject + " was deleted at " + format_seconds(key.end_ns) + rev +
+                "; the history does not record by what.",
+            TimeSpan{key.end_ns, key.end_ns});
+  return {{"class", "key-deleted"}, {"process", holder}, {"key", key.key}};
+}
+
+}  // namespace lockstep::reports

@@ -1,0 +1,44 @@
+// Causes: why a client lost the protection of its lock key, read from the causal records of a
+// history (truth events with their `cause`, the clients' kv-send / kv-end records, the fault
+// bands; docs/history-format.md).
+//
+// Contract: each function appends true sentences to a Story and returns the cause it found as
+// an object {"class": ..., ...}. Nothing is guessed: where the history lacks a record (a real
+// cluster, an older file) the class says so ("key-deleted", "unknown") and the sentences state
+// only what is recorded. Cause classes:
+//   lease-expired           the key went with its lease, whose lessor revoke committed
+//   key-deleted-by-request  a client's request deleted the key ("request" names it)
+//   key-overwritten         another client's put took the live key over ("request")
+//   key-deleted             the key was deleted and the history does not say by what
+//   grantee-key-gone        the later holder's own key was gone when it was granted ("lost")
+//   granted-while-key-held  both keys existed at the grant: the algorithm let it in anyway
+//   unknown                 the history holds no truth about the key
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/explain_parts.h"
+
+namespace lockstep::reports {
+
+// Why `key`, which `holder` held, is gone (it must have an end): the request that deleted
+// it, or its lease's expiry and why nothing renewed the lease.
+nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
+                                const std::string& holder, Story& story);
+
+// Why `lease` (used by `client`) expired: the leader that revoked it, its last renewal, the
+// client's keep-alives since, and the faults on the client, its members and the leader's
+// clock in that window. `lease` must have expired (expired_ns set).
+nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
+                                    const std::string& client, Story& story);
+
+// "a delete_range that client-1 sent to member-2 at 3.250 s (call 17)".
+std::string request_words(const ChangeCause& cause);
+
+// The cause's request as an object: {request, client, call, member, sent_ns, abandoned_ns?}.
+nlohmann::json request_json(const ChangeCause& cause);
+
+}  // namespace lockstep::reports
