@@ -11,7 +11,7 @@
 //   - capabilities() tells the workload which operations make sense: a try-only lock makes
 //     one attempt per acquire and the workload retries; shared mode only for reader/writer
 //     locks; fencing tokens only where the algorithm produces them.
-// Algorithms are written against kv/ only (see DESIGN.md), so the same code runs on the
+// Algorithms are written against kv/ only (see docs/architecture.md), so the same code runs on the
 // simulator and on a real etcd.
 #pragma once
 

@@ -1,8 +1,9 @@
 // naive-get-put: the textbook mistake, check then act in two separate calls.
 //
 // Where it comes from: no one source; it is the first lock everybody writes (a GET, then a
-//   PUT if the key was absent), and what seeds/001 and seeds/002 warn against ("the check and
-//   the set must be one atomic operation").
+//   PUT if the key was absent), and what the etcd and Redis tutorials behind txn-retry-lock and
+//   setnx-no-ttl warn against: the check and the set must be one atomic operation (see
+//   docs/algorithms.md).
 // What it does: acquire reads the key; if a value is there the lock is busy, otherwise it puts
 //   the key (value: the client's name). One attempt per acquire: the workload polls. Release
 //   deletes the key without looking at whose it is. With lease_ttl_seconds > 0 the key is put

@@ -1,6 +1,7 @@
-// prefix-watch-lock: the aetcd `Lock` of seeds/003 (a Python asyncio tutorial), as published.
+// prefix-watch-lock: the aetcd `Lock` of a Python asyncio tutorial, as published.
 //
-// Where it comes from: seeds/003, "分布式锁(3)--基于Etcd的分布式锁实现", over the aetcd client.
+// Where it comes from: the blog post "分布式锁(3)--基于Etcd的分布式锁实现" ("Distributed locks
+//   (3): a distributed lock on etcd", see docs/algorithms.md), over the aetcd client.
 // What it does: `async with Lock(name, client, ttl)` starts a watchdog that refreshes the lease
 //   every ttl/3, then acquire: grant a lease, put `<name>/<uuid>` with it (the put's revision
 //   is "my revision"), get every key with the prefix `<name>` (no slash) sorted by create
@@ -156,8 +157,8 @@ AlgorithmInfo prefix_watch_lock_info() {
   AlgorithmInfo info;
   info.name = "prefix-watch-lock";
   info.summary =
-      "seeds/003 aetcd Lock: lowest create revision holds, else watch the predecessor with no "
-      "start revision; any event means acquired";
+      "Lock of a Python aetcd tutorial: lowest create revision holds, else watch the "
+      "predecessor with no start revision; any event means acquired";
   info.options = {
       {"lease_ttl_seconds", 1, "lease TTL (the article's demo uses 1 s; etcd raises it to 2 s)"}};
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {

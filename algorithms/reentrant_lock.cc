@@ -1,6 +1,7 @@
-// reentrant: `ReentrantLock` of seeds/001 (a Go tutorial), ported for its intent.
+// reentrant: `ReentrantLock` of a Go etcd tutorial, ported for its intent.
 //
-// Where it comes from: seeds/001, "可重入锁实现". The published code never stores the owner id
+// Where it comes from: the section "可重入锁实现" (reentrant lock) of the tutorial behind
+//   txn-retry-lock (see docs/algorithms.md). The published code never stores the owner id
 //   (NewReentrantLock drops its `owner` argument and Lock compares with a field that does not
 //   exist); this port gives each client one owner id, its node name, which is the intent.
 // What it does: acquire reads `<key>/owner`; if it names this client, count++ and done.
@@ -96,8 +97,8 @@ AlgorithmInfo reentrant_info() {
   AlgorithmInfo info;
   info.name = "reentrant";
   info.summary =
-      "seeds/001 ReentrantLock: read the owner key, count++ if it is me, else txn-retry-lock "
-      "and write the owner key (non-atomic)";
+      "ReentrantLock of a Go etcd tutorial: read the owner key, count++ if it is me, else "
+      "txn-retry-lock and write the owner key (non-atomic)";
   info.capabilities.reentrant = true;
   info.options = {
       {"lease_ttl_seconds", 10, "lease TTL of each attempt (the article grants 10 s)"},

@@ -20,7 +20,7 @@ AlgorithmInfo setnx_no_ttl_info();
 
 const std::vector<AlgorithmInfo>& algorithm_catalogue() {
   static const std::vector<AlgorithmInfo> catalogue = {
-      // In the order of ALGORITHMS.md.
+      // The order of `lockstep list`, of the demo and of docs/algorithms.md.
       naive_get_put_info(),
       txn_try_lock_info(),
       txn_retry_lock_info(),

@@ -1,6 +1,7 @@
-// rw-lock: `RWLock` of seeds/001 (a Go tutorial), as published.
+// rw-lock: `RWLock` of a Go etcd tutorial, as published.
 //
-// Where it comes from: seeds/001, "读写锁实现".
+// Where it comes from: the section "读写锁实现" (read-write lock) of the tutorial behind
+//   txn-retry-lock (see docs/algorithms.md).
 // What it does (both modes are one attempt each; the workload polls):
 //   - reader (LockMode::shared): get `<name>/write`; if it exists the lock is busy. Otherwise
 //     take a TutorialEtcdLock (see tutorial_etcd_lock.h) on `<name>/read/<uuid>`.
@@ -117,8 +118,8 @@ AlgorithmInfo rw_lock_info() {
   AlgorithmInfo info;
   info.name = "rw-lock";
   info.summary =
-      "seeds/001 RWLock: readers check for no writer key, writers for no reader keys, then "
-      "create theirs (check-then-act)";
+      "RWLock of a Go etcd tutorial: readers check for no writer key, writers for no reader "
+      "keys, then create theirs (check-then-act)";
   info.capabilities.blocking = false;
   info.capabilities.shared_mode = true;
   info.options = {{"lease_ttl_seconds", 10, "lease TTL of each key (the article grants 10 s)"}};

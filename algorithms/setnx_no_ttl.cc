@@ -1,7 +1,9 @@
-// setnx-no-ttl: the simplest Redis lock of seeds/002 (SETNX lockKey uniqueValue), on etcd.
+// setnx-no-ttl: the simplest Redis lock (SETNX lockKey uniqueValue) of a lock tutorial, on etcd.
 //
-// Where it comes from: seeds/002, "如何基于 Redis 实现一个最简易的分布式锁": SETNX with a unique
-//   value to lock; to unlock, a Lua script deletes the key only if it still holds that value.
+// Where it comes from: the section "如何基于 Redis 实现一个最简易的分布式锁" (how to build the
+//   simplest distributed lock on Redis) of the tutorial behind zk-recipe (see
+//   docs/algorithms.md): SETNX with a unique value to lock; to unlock, a Lua script deletes the
+//   key only if it still holds that value.
 // What it does: acquire is one txn: if create_revision(key) == 0 put key = my unique value, with
 //   no lease (one attempt; the workload polls). Release is one txn: if value(key) == my value
 //   then delete it.
@@ -73,8 +75,8 @@ AlgorithmInfo setnx_no_ttl_info() {
   AlgorithmInfo info;
   info.name = "setnx-no-ttl";
   info.summary =
-      "seeds/002 SETNX with no expiry: create-if-absent with no lease; correct until a holder "
-      "crashes, then deadlocked for ever";
+      "the simplest Redis lock (SETNX, no expiry) on etcd: create-if-absent with no lease; "
+      "correct until a holder crashes, then deadlocked for ever";
   info.capabilities.blocking = false;
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
     return std::make_unique<SetnxNoTtl>(ctx, setup);

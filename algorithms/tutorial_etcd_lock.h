@@ -1,5 +1,6 @@
-// TutorialEtcdLock: the `EtcdLock` of seeds/001 (a Go tutorial), the building block of the
-// txn-retry-lock, reentrant and rw-lock algorithms of the catalogue. Not a Lock by itself.
+// TutorialEtcdLock: the `EtcdLock` of the Go tutorial "etcd分布式锁实践" ("etcd distributed locks
+// in practice", see docs/algorithms.md), the building block of the txn-retry-lock, reentrant
+// and rw-lock algorithms of the catalogue. Not a Lock by itself.
 //
 // As published:
 //   - lock_once() (Go: Lock): grants a fresh lease (10 s) on every call, starts its keep-alive,

@@ -1,7 +1,7 @@
-// txn-retry-lock: `EtcdLock` with `LockWithRetry` of seeds/001 (a Go tutorial), as published.
+// txn-retry-lock: `EtcdLock` with `LockWithRetry` of a Go etcd tutorial, as published.
 //
-// Where it comes from: seeds/001, "etcd分布式锁实践" (see tutorial_etcd_lock.h for the code's
-//   steps and the one deviation).
+// Where it comes from: the tutorial "etcd分布式锁实践" ("etcd distributed locks in practice",
+//   see docs/algorithms.md; tutorial_etcd_lock.h lists the code's steps and the one deviation).
 // What it does: each attempt grants a 10 s lease, keeps it alive, and runs one txn: if
 //   create_revision(key) == 0 put the key with the lease. A busy lock is retried every
 //   retry_interval_ms until the acquire deadline. Release deletes the key unconditionally,
@@ -46,8 +46,8 @@ AlgorithmInfo txn_retry_lock_info() {
   AlgorithmInfo info;
   info.name = "txn-retry-lock";
   info.summary =
-      "seeds/001 EtcdLock + LockWithRetry: create-if-absent txn retried until a deadline; "
-      "release deletes the key unconditionally";
+      "EtcdLock + LockWithRetry of a Go etcd tutorial: create-if-absent txn retried until a "
+      "deadline; release deletes the key unconditionally";
   info.options = {
       {"lease_ttl_seconds", 10, "lease TTL of each attempt (the article grants 10 s)"},
       {"retry_interval_ms", 100, "pause between attempts (no published value; this port's)", 1,

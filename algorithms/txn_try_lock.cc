@@ -1,6 +1,8 @@
-// txn-try-lock: the `EtcdLocker` of seeds/004 (a Go tutorial's etcd lock), ported as published.
+// txn-try-lock: the `EtcdLocker` of a Go blog post, ported as published.
 //
-// Where it comes from: a blog post's distributed lock over etcd's Go client.
+// Where it comes from: anyRTC's post "技术分享|基于etcd的分布式锁实现原理及方案" ("etcd-based
+//   distributed locks: principles and a solution", see docs/algorithms.md), a distributed lock
+//   over etcd's Go client.
 // What it does: a lease (5 s by default) is granted and kept alive in the background; acquire
 //   is one txn: if create_revision(key) == 0 then put key with the lease, else read the
 //   holder; release stops the keep-alive and revokes the lease.
@@ -85,8 +87,8 @@ AlgorithmInfo txn_try_lock_info() {
   AlgorithmInfo info;
   info.name = "txn-try-lock";
   info.summary =
-      "seeds/004 EtcdLocker: one create-if-absent txn under a kept-alive lease; breaks when the "
-      "holder outlives its lease";
+      "EtcdLocker of a Go blog post (anyRTC): one create-if-absent txn under a kept-alive lease; "
+      "breaks when the holder outlives its lease";
   info.capabilities.blocking = false;
   info.options = {{"lease_ttl_seconds", 5, "lease TTL (the published default is 5 s)"}};
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {

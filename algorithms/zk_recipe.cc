@@ -1,9 +1,11 @@
-// zk-recipe: ZooKeeper's lock recipe (seeds/002) mapped onto etcd leases and create revisions.
+// zk-recipe: ZooKeeper's lock recipe mapped onto etcd leases and create revisions.
 //
-// Where it comes from: seeds/002, "基于 Zookeeper 实现分布式锁": create an ephemeral sequential
-//   child under /lock; list the children; the smallest holds; otherwise watch the next smaller
-//   child, and on its notification list again; delete the own child to release. (Apache
-//   Curator's InterProcessMutex is the production version; it deletes its child on timeout.)
+// Where it comes from: ZooKeeper's lock recipe, as the section "基于 Zookeeper 实现分布式锁"
+//   (a lock on ZooKeeper) of a tutorial on distributed locks tells it (see docs/algorithms.md):
+//   create an ephemeral sequential child under /lock; list the children; the smallest holds;
+//   otherwise watch the next smaller child, and on its notification list again; delete the own
+//   child to release. (Apache Curator's InterProcessMutex is the production version; it deletes
+//   its child on timeout.)
 // Mapping: the ZooKeeper session is an etcd lease kept alive by a Session; the ephemeral
 //   sequential child is `<name>/<lease id hex>` put under that lease, its sequence number is
 //   its create revision. ZooKeeper's exists(predecessor, watch) is atomic with the read; the
@@ -18,7 +20,7 @@
 // What it gets wrong: only the inherent lease problems. A holder paused or partitioned past
 //   its TTL still believes it holds the lock after etcd deleted its key (ZooKeeper has the
 //   same problem with session timeouts).
-// Options: lease_ttl_seconds = 60. seeds/002 gives no session timeout; 60 s is Curator's
+// Options: lease_ttl_seconds = 60. The tutorial gives no session timeout; 60 s is Curator's
 //   default session timeout (and etcd's concurrency session default).
 #include <cstdio>
 #include <memory>
@@ -193,7 +195,7 @@ AlgorithmInfo zk_recipe_info() {
   AlgorithmInfo info;
   info.name = "zk-recipe";
   info.summary =
-      "seeds/002 ZooKeeper ephemeral-sequential recipe on leases: list, lowest holds, else wait "
+      "ZooKeeper's ephemeral-sequential lock recipe on leases: list, lowest holds, else wait "
       "for the predecessor's delete and list again";
   info.options = {{"lease_ttl_seconds", 60,
                    "session (lease) TTL: no published value; Curator's default session timeout"}};

@@ -15,7 +15,7 @@ struct BenchFigure {
   std::string unit;  // "s", "states", "MiB", "files"
 };
 
-// Runs the benchmark over `data_dir` (the porcupine-data folder). Prints one line per file to
+// Runs the benchmark over `data_dir` (testdata/porcupine). Prints one line per file to
 // `per_file` when given. Figures: checker_{etcd,kv}_total_seconds, _max_file_seconds,
 // _states, _files, checker_c50_ok_seconds, checker_wrong_verdicts (should be 0),
 // checker_peak_rss_mib (getrusage, the process's peak).

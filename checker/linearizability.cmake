@@ -15,7 +15,7 @@ set(LOCKSTEP_LINEARIZABILITY_TESTS
 
 target_link_libraries(lockstep_checker PUBLIC CLI11::CLI11)
 
-# The tests read Porcupine's histories from the shared data folder beside the repository.
+# The tests read Porcupine's histories from testdata/porcupine (a copy kept in the repository).
 set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/porcupine_test.cc ${CMAKE_CURRENT_LIST_DIR}/history_ops_test.cc
   PROPERTIES COMPILE_DEFINITIONS

@@ -1,4 +1,4 @@
-// Importers for the two history formats of Porcupine's test data (../shared/porcupine-data):
+// Importers for the two history formats of Porcupine's test data (testdata/porcupine):
 //
 //   Jepsen etcd logs (jepsen/etcd_NNN.log), one jepsen.util log line per event, fields separated
 //   by whitespace (tabs or spaces):   INFO  jepsen.util - PROCESS  :TYPE  :F  VALUE

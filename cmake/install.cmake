@@ -27,7 +27,7 @@ if(TARGET lockstep_model)
 endif()
 if(LOCKSTEP_BUILD_REAL_ETCD)
   list(APPEND lockstep_installed_targets lockstep_real_etcd lockstep_real_etcd_proto)
-  # The generated protobuf headers are private to real_etcd/ (DESIGN.md): keep their include
+  # The generated protobuf headers are private to real_etcd/ (docs/architecture.md): keep their include
   # directory out of the installed interface.
   get_target_property(lockstep_proto_includes lockstep_real_etcd_proto INTERFACE_INCLUDE_DIRECTORIES)
   set_property(TARGET lockstep_real_etcd_proto PROPERTY INTERFACE_INCLUDE_DIRECTORIES

@@ -1,5 +1,5 @@
-// Pins each algorithm's verdicts over seeds (the catalogue's "done when"): the broken ones
-// are caught with the violation ALGORITHMS.md predicts within a bounded seed search; the
+// Pins each algorithm's verdicts over seeds: the broken ones are caught with the violation
+// docs/algorithms.md predicts within a bounded seed search; the
 // correct ones survive many seeds of the faults they are meant to survive.
 #include <catch2/catch.hpp>
 

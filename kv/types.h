@@ -3,8 +3,8 @@
 // Contract: field for field the messages of etcd's rpc.proto / kv.proto (names in snake_case,
 // same defaults), so that the gRPC backend is a mechanical translation and the simulator can
 // be compared with a real server response by response. Keys and values are byte strings held
-// in std::string. Field numbers are listed in ETCD_SEMANTICS.md; only the fields a lock client
-// can observe are kept.
+// in std::string. The wire field numbers are etcd's (real_etcd/proto holds the subset lockstep
+// speaks); only the fields a lock client can observe are kept.
 #pragma once
 
 #include <cstdint>

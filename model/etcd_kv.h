@@ -1,5 +1,5 @@
 // The etcd v3 key-value store as a sequential object: range, put, delete_range, txn (nested,
-// with compares), and lease_revoke, with etcd's revision rules (see ETCD_SEMANTICS.md):
+// with compares), and lease_revoke, with etcd's revision rules (see docs/etcd-semantics.md):
 // a new store is at revision 1; every write that changes at least one key adds exactly 1 to the
 // store revision and all changes of one txn share it; per key create_revision, mod_revision,
 // version and lease.

@@ -10,8 +10,8 @@
 //     reports ended() with the final status.
 //   - The listener (one slot) is called on the loop thread after a message arrived or the
 //     stream ended; it may call release() or set another listener.
-//   - release(): cancels the call (a Watch stream does not end on half-close; ENVIRONMENT.md)
-//     and lets the stream free itself once Finish came back.
+//   - release(): cancels the call (etcd does not end a Watch stream when the client
+//     half-closes it) and lets the stream free itself once Finish came back.
 #pragma once
 
 #include <grpcpp/client_context.h>

@@ -34,7 +34,7 @@ struct EtcdClientOptions {
   std::vector<std::string> endpoints;
   // Every unary call, a keep-alive round and watch creation give up after this long with an
   // indeterminate timeout. Short, because a request sent just after a leader died hangs
-  // until it (ENVIRONMENT.md).
+  // until this deadline (the server itself gives up only after 7 s).
   Duration call_deadline = seconds(3);
   // Upper bound on gRPC's reconnect backoff, so a restarted member is used again soon.
   Duration max_reconnect_backoff = seconds(1);

@@ -1,4 +1,4 @@
-// One test per rule of ETCD_SEMANTICS.md (Revisions, Range, Txn, Leases, Watch) that the store
+// One test per rule of docs/etcd-semantics.md (Revisions, Range, Txn, Leases, Watch) that the store
 // decides, plus the put/delete/compaction details etcd 3.4 exhibits.
 #include "sim/etcd_store.h"
 
