@@ -38,13 +38,6 @@ std::vector<std::int64_t> start_events(const std::vector<const FaultBand*>& faul
   return out;
 }
 
-// A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
-std::string lease_words(std::int64_t lease) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(lease));
-  return buf;
-}
-
 std::string count_words(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -72,6 +65,12 @@ std::string endings(const std::vector<const CallRecord*>& calls, std::int64_t un
 }
 
 }  // namespace
+
+std::string lease_hex(std::int64_t lease) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(lease));
+  return buf;
+}
 
 std::string request_words(const ChangeCause& c) {
   std::string s = (c.request.empty() ? std::string("request") : c.request) + " that " +
@@ -101,7 +100,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
 
   nlohmann::json cause = {{"class", "lease-expired"}, {"lease", lease.lease}, {"leader", leader},
                           {"process", client}, {"expired_ns", expired_ns}};
-  std::string s = client + "'s lease " + lease_words(lease.lease) + " expired at " +
+  std::string s = client + "'s lease " + lease_hex(lease.lease) + " expired at " +
                   format_seconds(expired_ns) + ", when the revoke proposed by " + leader +
                   (x.term ? " (leader in term " + std::to_string(x.term) + ")" : std::string()) +
                   " committed";
@@ -207,24 +206,39 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     story.say(s + ".", TimeSpan{by.sent_ns >= 0 ? by.sent_ns : key.end_ns, key.end_ns});
     nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
                             {"key", key.key}, {"request", request_json(by)}};
-    // What held the request between its sending and its applying.
+    // What held the request between its sending and its applying: a pause or crash of the
+    // member that received it, faults on the sender's own links to the members, or between
+    // members (the proposal's way to the leader). Faults on other clients' traffic are not.
     std::vector<const FaultBand*> held;
+    const std::int64_t took_ns = by.sent_ns >= 0 ? key.end_ns - by.sent_ns : 0;
     if (by.sent_ns >= 0) {
       for (const auto& f : facts.faults()) {
         const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
         if (f.start_ns > key.end_ns || end < by.sent_ns) continue;
-        if (f.kind == "duplicate" || f.kind == "reorder") continue;
-        if (f.hits(by.member) || (f.hits(by.client) && f.kind != "clock" && f.kind != "lease-drop"))
-          held.push_back(&f);
+        if (f.kind == "pause" || f.kind == "crash") {
+          if (f.hits(by.member)) held.push_back(&f);
+          continue;
+        }
+        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "clock" ||
+            f.kind == "lease-drop" || f.processes.empty())
+          continue;
+        bool ours = true;
+        for (const auto& p : f.processes) ours = ours && (p == by.client || is_member(p));
+        if (ours) held.push_back(&f);
       }
+      std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
+        return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
+      });
     }
-    if (by.sent_ns >= 0) {
-      std::string h = "It took " + format_duration(key.end_ns - by.sent_ns) +
-                      " from sending to applying";
+    // A request applied within a second of its sending was not held: say nothing of its way.
+    if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
+      std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
       h += held.empty() ? "; none of the faults was active on " + by.member + " or " + by.client +
-                              "'s link in that time"
-                        : ": " + fault_clauses(held, 6);
+                              "'s links in that time"
+                        : ": " + fault_clauses(held, 4);
       story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
+    } else {
+      held.clear();
     }
     cause["faults"] = start_events(held);
     return cause;

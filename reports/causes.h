@@ -35,6 +35,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
 nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
                                     const std::string& client, Story& story);
 
+// A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
+std::string lease_hex(std::int64_t lease);
+
 // "a delete_range that client-1 sent to member-2 at 3.250 s (call 17)".
 std::string request_words(const ChangeCause& cause);
 

@@ -89,16 +89,72 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
              (call->outcome == "deadline" ? std::string("its deadline passed") : call->outcome) + ")";
       s += ", so it did not know it held the lock";
     }
+    // The owner's release that should have deleted it.
+    const HistoryEvent* lost_release = nullptr;
+    for (const auto& e : facts.history().events) {
+      if (e.true_ns < k.start_ns || e.process != k.owner || e.kind != EventKind::invoke) continue;
+      if (e.op == "release") {
+        const HistoryEvent* done = facts.completion_of(e.index);
+        if (done == nullptr || done->kind != EventKind::ok) lost_release = &e;
+        break;
+      }
+    }
+    if (lost_release != nullptr && !unanswered) {
+      const HistoryEvent* done = facts.completion_of(lost_release->index);
+      s += "; " + k.owner + " " + operation_phrase(facts, *lost_release) + ", and the key stayed";
+      const std::int64_t until = done ? done->true_ns : facts.end_ns();
+      auto faults = facts.faults_hitting(k.owner, lost_release->true_ns, until);
+      // And the members its calls went to: a paused or cut-off member holds them.
+      std::vector<std::string> members;
+      for (const CallRecord* c : facts.calls_of(k.owner, lost_release->true_ns, until))
+        if (std::find(members.begin(), members.end(), c->member) == members.end())
+          members.push_back(c->member);
+      for (const auto& m : members)
+        for (const FaultBand* f : facts.faults_hitting(m, lost_release->true_ns, until))
+          if ((f->kind == "pause" || f->kind == "crash") &&
+              std::find(faults.begin(), faults.end(), f) == faults.end())
+            faults.push_back(f);
+      if (!members.empty()) s += " (its calls went to " + join_words(members) + ")";
+      if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
+    }
     if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
     out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
     if (unanswered) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
                {"request", request_json(by)}};
+    } else if (lost_release != nullptr) {
+      cause = {{"class", "release-lost"}, {"key", k.key}, {"process", k.owner}};
     } else if (k.lease == 0 && crashed) {
       cause = {{"class", "key-without-lease"}, {"key", k.key}, {"process", k.owner}};
     } else {
       cause = {{"class", "key-left"}, {"key", k.key}, {"process", k.owner}};
+    }
+  }
+  if (cause.value("class", "") == "stalled" && healed_ns >= 0) {
+    // Acquires refused for a lease that is gone: say whose lease expired, and when.
+    std::vector<std::string> gone;
+    for (const auto& e : facts.history().events) {
+      if (e.true_ns < healed_ns || e.kind != EventKind::fail || e.op != "acquire") continue;
+      if (e.result.value("error", std::string()) != "lease-not-found") continue;
+      if (std::find(gone.begin(), gone.end(), e.process) == gone.end()) gone.push_back(e.process);
+    }
+    for (const auto& client : gone) {
+      for (const auto& l : facts.truth().leases) {
+        if (l.owner != client || !l.expired_ns) continue;
+        bool granted_again = false;
+        for (const auto& e : facts.history().events)
+          if (e.kind == EventKind::truth && e.op == "lease-granted" && e.true_ns > *l.expired_ns &&
+              e.args.is_object() && e.args.contains("cause") &&
+              e.args["cause"].value("client", "") == client)
+            granted_again = true;
+        out.say(client + "'s lease " + lease_hex(l.lease) + " expired at " + format_seconds(*l.expired_ns) +
+                    " (revoked by " + l.expired_by + "), and its acquires after that failed with "
+                    "lease-not-found" + (granted_again ? "" : ": it took no new lease") + ".",
+                TimeSpan{*l.expired_ns, *l.expired_ns});
+        if (cause.value("class", "") == "stalled")
+          cause = {{"class", "lease-gone"}, {"process", client}, {"lease", l.lease}};
+      }
     }
   }
   out.cause = std::move(cause);

@@ -67,8 +67,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   if (key != nullptr && key->end_ns <= earlier.start_ns) {
     // Gone before the earlier holder was even told it held the lock: that grant was wrong.
     out.say(earlier.process + " was told it held the lock at " + format_seconds(earlier.start_ns) +
-                " although its own lock key " + key->key + " was already gone: the algorithm did "
-                "not check its key again before granting.",
+                " although its own lock key " + key->key + " was already gone.",
             TimeSpan{key->end_ns, earlier.start_ns});
     nlohmann::json lost = explain_key_loss(facts, *key, earlier.process, out);
     return {{"class", "grantee-key-gone"}, {"process", earlier.process}, {"key", key->key},
@@ -118,8 +117,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
   if (later_key != nullptr && later_key->end_ns <= grant_ns) {
     out.say(later.process + " was told it held the lock at " + format_seconds(grant_ns) +
-                " although its own lock key " + later_key->key + " was already gone: " +
-                "the algorithm did not check its key again before granting.",
+                " although its own lock key " + later_key->key + " was already gone.",
             TimeSpan{later_key->end_ns, grant_ns});
     nlohmann::json lost = explain_key_loss(facts, *later_key, later.process, out);
     return {{"class", "grantee-key-gone"}, {"process", later.process}, {"key", later_key->key},

@@ -259,7 +259,7 @@ TEST_CASE("a waiter granted after its own key expired: the grantee's lost key an
   CHECK(x[0].cause.value("class", "") == "grantee-key-gone");
   CHECK(x[0].cause.value("process", "") == "client-0");
   CHECK(x[0].cause["lost"].value("class", "") == "lease-expired");
-  CHECK(contains(text, "client-0 was told it held the lock at 10.300 s although its own lock key /l/0 was already gone"));
+  CHECK(contains(text, "client-0 was told it held the lock at 10.300 s although its own lock key /l/0 was already gone."));
   CHECK(contains(text, "client-0 sent 1 keep-alive for it after 1.000 s; none was answered in time: 1 was still unanswered then."));
   CHECK(contains(text, "In that time client-0 was paused from 1.200 s to 10.200 s."));
   CHECK_FALSE(contains(text, "inherent limit"));
