@@ -101,6 +101,7 @@ RunConfig standard_config(std::uint64_t seed, bool extend_load_for_liveness) {
   r.extend_load_for_liveness = extend_load_for_liveness;
   RunConfig c;
   if (auto err = expand_run_request(r, c); !err.empty()) throw std::logic_error(err);
+  c.record_kv_calls = false;  // as explore's seed search runs a seed (see RunConfig)
   return c;
 }
 

@@ -117,6 +117,7 @@ ExploreResult explore(const ExploreOptions& options,
         state.stop_at = 0;
         break;
       }
+      config.record_kv_calls = false;  // the search keeps only verdicts (see RunConfig)
       const RunResult result = run_simulation(config);
       const std::string verdict = run_verdict(result);
       if (verdict == "violated") {

@@ -205,6 +205,41 @@ TEST_CASE("a shrunk safety violation has a fixed-length load - a liveness one ke
   REQUIRE(std::count_if(liveness.steps.begin(), liveness.steps.end(), is_fixed_length_step) == 0);
 }
 
+TEST_CASE("a shrunk fault is as short and as late as the violation needs") {
+  // txn-try-lock's paused holder, with its 8 s pause stretched to 40 s (the lease is 5 s).
+  Scenario s;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/scenarios/txn-try-lock-holder-paused-past-ttl.json",
+                             s) == "");
+  REQUIRE(s.config.faults.size() == 1);
+  REQUIRE(s.config.faults[0].kind == "pause");
+  s.config.faults[0].duration = seconds(40);
+  ShrinkOptions so;
+  so.time_budget_seconds = 0;
+  so.jobs = 1;
+  const ShrinkResult shrunk = shrink_failure(s.config, so);
+  REQUIRE(shrunk.violated_check == "mutex");
+  REQUIRE(shrunk.config.faults.size() == 1);
+  const sim::FaultSpec& pause = shrunk.config.faults[0];
+  INFO("pause from " << to_ms(pause.start) << " ms for " << to_ms(pause.duration) << " ms");
+  // The holder needs to miss only its keep-alives until the 5 s lease runs out (its first
+  // keep-alive is due TTL/3 after the grant): well under the 8 s of the original scenario,
+  // where halving 40 s would have stopped at 10 s.
+  CHECK(pause.duration > seconds(2));
+  CHECK(pause.duration < seconds(5));
+  // Minimal within the bisection's precision: a tenth shorter, or a tenth later with the same
+  // end, and the violation is gone.
+  for (const Duration cut : {pause.duration / 10}) {
+    RunConfig shorter = shrunk.config;
+    shorter.faults[0].duration -= cut;
+    CHECK(first_violated_check(run_simulation(shorter)) != "mutex");
+    RunConfig later = shrunk.config;
+    later.faults[0].start += cut;
+    later.faults[0].duration -= cut;
+    CHECK(first_violated_check(run_simulation(later)) != "mutex");
+  }
+  REQUIRE(replay_scenario(shrunk_scenario(s.config, shrunk, "a test")).as_expected());
+}
+
 TEST_CASE("shrinking a run that violates nothing says so") {
   RunConfig c;
   c.algorithm = "etcd-mutex";

@@ -64,6 +64,11 @@ struct RunConfig {
   bool extend_load_for_liveness = true;
   // The verdict a scenario expects ("ok" or "violated"); empty: none expected.
   std::string expected_verdict;
+  // Record the clients' KV calls in the history (docs/history-format.md, "The clients'
+  // calls"): the explanations read them. Not part of a scenario: it changes what is recorded,
+  // never what happens. explore's seed search and the shrinker's candidates leave them out
+  // (they cost about a quarter of a recorded run); a shrunk failure's final run records them.
+  bool record_kv_calls = true;
 };
 
 // How long the load lasts, from the clients' start: workload.duration, and when there are

@@ -304,15 +304,61 @@ class Shrinker {
         break;
       }
     }
+    progress |= tighten_faults();
+    return progress;
+  }
+
+  // Each fault as short and as late as the violation allows, so that the scenario keeps only
+  // what is needed (an 88 s pause that 61 s reproduces is not minimal): a bisection in 100 ms
+  // steps of its duration with its start fixed, then of its start with its end fixed. It
+  // assumes the violation needs the fault to last long enough (a pause or a cut past a TTL);
+  // where that does not hold, it still adopts only candidates that fail. A fault tightened
+  // once is not bisected again in later rounds (tight_).
+  bool tighten_faults() {
+    bool progress = false;
     for (std::size_t i = 0; i < best_.faults.size() && !out_of_budget(); ++i) {
-      const auto& f = best_.faults[i];
-      if (f.duration < milliseconds(200)) continue;
-      RunConfig c = best_;
-      c.faults[i].duration = milliseconds(round_down(to_ms(f.duration) / 2, 100));
-      progress |= try_candidates({c}, "shorter " + f.kind + " fault");
+      if (best_.faults[i].duration < milliseconds(200)) continue;
+      if (std::find(tight_.begin(), tight_.end(), best_.faults[i]) != tight_.end()) continue;
+      const std::string kind = best_.faults[i].kind;
+      // Duration: `fails_ms` is known to fail; `passes_ms` is not known to.
+      std::int64_t passes_ms = 0;
+      std::int64_t fails_ms = to_ms(best_.faults[i].duration);
+      while (fails_ms - passes_ms > std::max<std::int64_t>(100, fails_ms / 20) && !out_of_budget()) {
+        const std::int64_t mid = round_down((passes_ms + fails_ms) / 2, 100);
+        if (mid <= passes_ms) break;
+        RunConfig c = best_;
+        c.faults[i].duration = milliseconds(mid);
+        if (try_candidates({c}, "shorter " + kind + " fault (" + std::to_string(mid) + " ms)")) {
+          fails_ms = mid;
+          progress = true;
+        } else {
+          passes_ms = mid;
+        }
+      }
+      // Start: later by `fails_shift_ms` still fails, by `passes_shift_ms` is not known to.
+      std::int64_t fails_shift_ms = 0;
+      std::int64_t passes_shift_ms = to_ms(best_.faults[i].duration);
+      while (passes_shift_ms - fails_shift_ms > std::max<std::int64_t>(100, passes_shift_ms / 20) &&
+             !out_of_budget()) {
+        const std::int64_t mid = round_down((fails_shift_ms + passes_shift_ms) / 2, 100);
+        if (mid <= fails_shift_ms) break;
+        RunConfig c = best_;
+        c.faults[i].start += milliseconds(mid - fails_shift_ms);
+        c.faults[i].duration -= milliseconds(mid - fails_shift_ms);
+        if (try_candidates({c}, "later " + kind + " fault (" + std::to_string(mid - fails_shift_ms) +
+                                    " ms later, same end)")) {
+          fails_shift_ms = mid;
+          progress = true;
+        } else {
+          passes_shift_ms = mid;
+        }
+      }
+      tight_.push_back(best_.faults[i]);
     }
     return progress;
   }
+
+  std::vector<sim::FaultSpec> tight_;  // faults tighten_faults() already bisected
 
 };
 
@@ -333,6 +379,7 @@ ShrinkResult shrink_failure(const RunConfig& failing, const ShrinkOptions& optio
   // not change the run), which saves the other checkers' time on every candidate.
   RunConfig start = failing;
   start.checks = {out.violated_check};
+  start.record_kv_calls = false;  // candidates keep only verdicts; the final run records
   Shrinker s(out.violated_check, options, start, std::move(first));
   s.runs_ = 1;
   while (!s.out_of_budget() && s.round()) {
@@ -341,6 +388,7 @@ ShrinkResult shrink_failure(const RunConfig& failing, const ShrinkOptions& optio
   out.steps = s.steps_;
   out.config = s.best_;
   out.config.checks = failing.checks;
+  out.config.record_kv_calls = true;
   out.config.expected_verdict = "violated";
   // The schedule is no longer one drawn from these classes: it is written by the shrinker.
   out.config.fault_classes.clear();

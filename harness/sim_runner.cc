@@ -90,6 +90,7 @@ RunResult run_simulation(const RunConfig& config) {
     sim::SimClientOptions options;
     options.preferred_member = i % config.etcd.members;
     options.request_timeout = config.workload.request_timeout;
+    options.record_calls = config.record_kv_calls;
     c->kv = std::make_unique<sim::SimKvClient>(world, cluster, c->pid, options);
     c->node = std::make_unique<sim::SimNode>(world, c->pid, *c->kv,
                                              world.rng_for("client").fork(static_cast<std::uint64_t>(i)));

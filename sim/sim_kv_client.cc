@@ -109,7 +109,7 @@ void SimKvClient::note_error(const Error& e, int member) {
 }
 
 void SimKvClient::switch_member(int to, const char* after) {
-  if (world_.observer() && to != member_)
+  if (options_.record_calls && world_.observer() && to != member_)
     world_.record_client_event(pid_, "member-switch",
                                {{"from", "member-" + std::to_string(member_)},
                                 {"to", "member-" + std::to_string(to)},
@@ -183,7 +183,7 @@ void SimKvClient::on_reply(std::uint64_t call_id, Result<ClientResponse>&& respo
   }
   auto it = find_call(call_id);
   if (it == calls_.end()) return;
-  if (world_.observer())
+  if (options_.record_calls && world_.observer())
     record_end(call_id, response.ok() ? "ok" : "error", response.ok() ? nullptr : &response.error());
   if (it->second.is_watch_create && response.ok()) {
     auto* w = std::get_if<WatchResponse>(&response.value());
@@ -210,10 +210,8 @@ void SimKvClient::on_member_reset(int member) {
     if (c.member == member) broken.push_back(id);
   for (auto id : broken) {
     const Error reset(ErrorCode::connection_lost, "connection to member reset");
-    if (world_.observer()) {
-      record_end(id, "connection-lost", &reset);
-      cluster_.note_abandoned_call(pid_, id);
-    }
+    if (options_.record_calls && world_.observer()) record_end(id, "connection-lost", &reset);
+    cluster_.note_abandoned_call(pid_, id);
     complete(id, Error(reset), /*in_own_event=*/false);  // a crash of the member, not an event of this client
   }
   for (auto& [id, s] : streams_)
@@ -233,7 +231,7 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   calls_.emplace_back(id, PendingCall{call.slot, call.member,
                                       std::holds_alternative<WatchCreateRequest>(request),
                                       deadline});
-  if (world_.observer()) record_send(id, request, call.member);
+  if (options_.record_calls && world_.observer()) record_send(id, request, call.member);
   cluster_.send_request(pid_, call.member,
                         ReplyRoute{pid_, id, world_.now().time_since_epoch().count()},
                         std::move(request));
@@ -247,10 +245,8 @@ void SimKvClient::fail_expired_calls() {
   for (const auto& [id, c] : calls_)
     if (c.deadline <= now) expired.push_back(id);
   for (const std::uint64_t id : expired) {
-    if (world_.observer()) {
-      record_end(id, "deadline", nullptr);
-      cluster_.note_abandoned_call(pid_, id);
-    }
+    if (options_.record_calls && world_.observer()) record_end(id, "deadline", nullptr);
+    cluster_.note_abandoned_call(pid_, id);
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"),
              /*in_own_event=*/false);  // several may fail at once: each resumes in turn
   }
