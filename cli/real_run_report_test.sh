@@ -12,6 +12,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$lockstep" run --algorithm etcd-mutex --backend etcd --seed 1 --clients 2 --duration 2 \
   --out "$work/real" >"$work/real.out" || fail "the real run failed: $(cat "$work/real.out")"
 grep -qF "report.html" "$work/real.out" || fail "the real run did not say it wrote report.html"
+# The clients' calls are recorded as in a simulated run, naming the member each went to.
+history="$work/real/history.jsonl"
+grep -qE '"op":"kv-send".*"member":"member-[0-2]"|"member":"member-[0-2]".*"op":"kv-send"' "$history" ||
+  fail "the real run's history has no kv-send record naming a member"
+grep -qE '"op":"kv-end"' "$history" || fail "the real run's history has no kv-end record"
 [[ ! -e "$work/real/scenario.json" ]] || fail "a real run wrote a scenario.json (nothing replays it)"
 report="$work/real/report.html"
 [[ -s "$report" ]] || fail "no report.html in the real run's directory"

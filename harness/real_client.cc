@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "harness/recording_kv_client.h"
 #include "harness/workload.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"
@@ -22,6 +23,7 @@ struct RealClient::State {
   std::unique_ptr<real::EtcdKvClient> grpc;
   std::unique_ptr<real::PrefixedKvClient> prefixed;
   std::unique_ptr<real::KeepAliveDropper> dropper;
+  std::unique_ptr<RecordingKvClient> recording;  // what the node's calls go through
   std::unique_ptr<real::RealNodeContext> node;
   std::unique_ptr<Lock> lock;
   std::unique_ptr<ProtectedResource> resource;
@@ -88,8 +90,23 @@ void RealClient::thread_main(std::promise<Result<void>>* started) {
   state->dropper =
       std::make_unique<real::KeepAliveDropper>(state->loop, *state->prefixed, setup_.call_deadline);
   RealHistoryLog* log = setup_.log;
+  {
+    real::EtcdKvClient* grpc = state->grpc.get();
+    std::vector<std::string> names =
+        setup_.endpoint_names.empty() ? setup_.endpoints : setup_.endpoint_names;
+    const std::string name = setup_.name;
+    state->recording = std::make_unique<RecordingKvClient>(
+        *state->dropper,
+        [grpc, names] {
+          const std::size_t i = grpc->current_endpoint();
+          return i < names.size() ? names[i] : "endpoint-" + std::to_string(i);
+        },
+        [log, name](const std::string& op, nlohmann::json args) {
+          if (log != nullptr) log->client_event(name, op, std::move(args));
+        });
+  }
   state->node = std::make_unique<real::RealNodeContext>(
-      state->loop, setup_.name, *state->dropper, setup_.rng_seed,
+      state->loop, setup_.name, *state->recording, setup_.rng_seed,
       [log](std::string_view node, MonoTime at, std::string_view message) {
         log->trace(std::string(node), at.time_since_epoch(), std::string(message));
       });

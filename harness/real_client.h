@@ -37,6 +37,9 @@ namespace lockstep {
 struct RealClientSetup {
   std::string name;                    // "client-0"
   std::vector<std::string> endpoints;  // in the order this client tries them
+  // What each endpoint is, for the history's call records: "member-1" on a cluster lockstep
+  // started, else the endpoint itself. Empty: the endpoints.
+  std::vector<std::string> endpoint_names;
   std::string key_prefix;
   Duration call_deadline = seconds(2);
   real::EtcdClientSecurity security;

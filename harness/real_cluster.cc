@@ -74,4 +74,13 @@ std::vector<std::string> RealCluster::client_endpoints(int client) const {
   return out;
 }
 
+std::vector<std::string> RealCluster::client_endpoint_names(int client) const {
+  if (!cluster_) return client_endpoints(client);
+  const std::size_t n = per_client_.at(static_cast<std::size_t>(client)).size();
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < n; ++k)
+    out.push_back("member-" + std::to_string((static_cast<std::size_t>(client) + k) % n));
+  return out;
+}
+
 }  // namespace lockstep

@@ -36,6 +36,8 @@ class RealCluster {
   const std::vector<std::string>& direct_endpoints() const { return direct_; }
   // What client `i` dials, starting with member i % members (so clients spread over members).
   std::vector<std::string> client_endpoints(int client) const;
+  // What each of client_endpoints(client) is: "member-M" on a local cluster, else the endpoint.
+  std::vector<std::string> client_endpoint_names(int client) const;
   int members() const { return static_cast<int>(direct_.size()); }
 
  private:

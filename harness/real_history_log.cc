@@ -41,6 +41,12 @@ void RealHistoryLog::truth(const std::string& process, const std::string& op,
   writer_.record(true_now_ns(), process, EventKind::truth, op, args);
 }
 
+void RealHistoryLog::client_event(const std::string& process, const std::string& op,
+                                  nlohmann::json args) {
+  std::lock_guard<std::mutex> g(mu_);
+  writer_.record(true_now_ns(), process, EventKind::trace, op, std::move(args));
+}
+
 void RealHistoryLog::trace(const std::string& process, Duration local_monotonic,
                            const std::string& message) {
   std::lock_guard<std::mutex> g(mu_);

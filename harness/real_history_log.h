@@ -30,6 +30,8 @@ class RealHistoryLog final : public OperationLog {
   void complete_open(const std::string& process, const std::string& why);
   void fault(const std::string& op, const nlohmann::json& args);  // process "world"
   void truth(const std::string& process, const std::string& op, const nlohmann::json& args);
+  // A client's call record (kv-send, kv-end, member-switch): a `trace` event with `op`.
+  void client_event(const std::string& process, const std::string& op, nlohmann::json args);
   void trace(const std::string& process, Duration local_monotonic, const std::string& message);
 
   // Nanoseconds of the run's true clock now.

@@ -146,6 +146,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     RealClientSetup s;
     s.name = "client-" + std::to_string(i);
     s.endpoints = cluster->client_endpoints(i);
+    s.endpoint_names = cluster->client_endpoint_names(i);
     s.key_prefix = out.key_prefix;
     s.call_deadline = config.backend.call_deadline;
     s.security = config.backend.security;
