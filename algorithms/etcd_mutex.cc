@@ -70,7 +70,7 @@ Task<Result<LockGrant>> EtcdMutex::acquire(LockMode, MonoTime deadline) {
   // Wait for every key created before ours to be deleted.
   Result<void> waited = co_await wait_deletes(my_revision_ - 1, deadline);
   if (!waited.ok()) {
-    (void)co_await delete_own_key_until_known();
+    (void)co_await delete_own_key_or_abandon_session();
     co_return waited.error();
   }
   if (options_.recheck_own_key) {
@@ -79,7 +79,7 @@ Task<Result<LockGrant>> EtcdMutex::acquire(LockMode, MonoTime deadline) {
     check.key = my_key_;
     Result<RangeResponse> own = co_await ctx_.kv().range(check);
     if (!own.ok()) {
-      (void)co_await delete_own_key_until_known();
+      (void)co_await delete_own_key_or_abandon_session();
       co_return own.error();
     }
     if (own.value().kvs.empty())
@@ -139,33 +139,23 @@ Task<Result<void>> EtcdMutex::delete_own_key() {
   co_return Result<void>();
 }
 
-// Lock's error path calls Unlock(client.Ctx()): a context without deadline, so Go waits
-// until the delete is answered. Doing the same here matters: the own key's name is derived
-// from the lease, so a delete still in flight could otherwise remove the key of the next
-// acquire by the same session.
-Task<Result<void>> EtcdMutex::delete_own_key_until_known() {
-  const std::string key = my_key_;
-  for (;;) {
-    my_key_ = key;
-    Result<void> r = co_await delete_own_key();
-    if (r.ok() || !r.error().indeterminate()) co_return r;
-    if (!session_ || !session_->alive()) co_return r;  // the lease (and key) will expire
-    co_await ctx_.sleep_for(milliseconds(100));
-  }
-}
-
-Task<Result<void>> EtcdMutex::release() {
-  if (my_key_.empty()) co_return Error(ErrorCode::not_held, "release without a held lock");
+// Deletes the own key; when the outcome is unknown, abandons the session. A delete whose
+// outcome is unknown may still be applied later (a paused member may hold it), and the next
+// acquire of the same session would re-create the same key name (derived from the lease), which
+// that late delete would then remove while its owner holds the lock. With a new session the
+// next key has a new name. Its lease is revoked (or, if that fails too, expires by itself).
+Task<Result<void>> EtcdMutex::delete_own_key_or_abandon_session() {
   Result<void> r = co_await delete_own_key();
-  // An Unlock whose outcome is unknown leaves a delete that may still be applied later. The
-  // next acquire must not reuse the key name (derived from the lease), so the session is
-  // abandoned, as an application must do with concurrency.Mutex: its lease is revoked (or, if
-  // that fails too, expires by itself).
   if (!r.ok() && r.error().indeterminate() && session_) {
     std::unique_ptr<Session> abandoned = std::move(session_);
     (void)co_await abandoned->close();  // revoking deletes the key now, if it gets through
   }
   co_return r;
+}
+
+Task<Result<void>> EtcdMutex::release() {
+  if (my_key_.empty()) co_return Error(ErrorCode::not_held, "release without a held lock");
+  co_return co_await delete_own_key_or_abandon_session();
 }
 
 }  // namespace lockstep

@@ -14,6 +14,14 @@
 //     `fencing` says whether the registered variant offers it (etcd-mutex-fenced).
 //   - `guarded_writes` (etcd-mutex-guarded) changes nothing in the lock: it tells the harness
 //     to keep the protected data in etcd behind create_revision(grant.key) == key_revision.
+// lockstep's own choices, not upstream's:
+//   - A delete of the own key whose outcome is unknown (Unlock, or Lock's clean-up after a
+//     failed wait) abandons the session: upstream leaves that to the application, whose next
+//     Lock on the same session would re-create the same key name, which the late delete could
+//     then remove while it holds the lock. Go's Lock waits for its clean-up Unlock with no
+//     deadline (client.Ctx()) on one connection; the port gives each call its request timeout.
+//   - A session whose lease the client gave up on is replaced at the next acquire, as an
+//     application does after session.Done().
 #pragma once
 
 #include <memory>
@@ -45,7 +53,9 @@ class EtcdMutex : public Lock {
   Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
   Task<Result<void>> delete_own_key();
-  Task<Result<void>> delete_own_key_until_known();
+  // The clean-up of a failed acquire and the release: delete_own_key, abandoning the session
+  // when its outcome is unknown (see the .cc).
+  Task<Result<void>> delete_own_key_or_abandon_session();
 
   NodeContext& ctx_;
   std::string prefix_;  // ends with '/'

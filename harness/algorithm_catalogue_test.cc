@@ -52,6 +52,14 @@ class HookedKv : public ForwardingKvClient {
  public:
   explicit HookedKv(KvClient& inner) : ForwardingKvClient(inner) {}
   std::string delete_before_first_watch;
+  // Deletes under this prefix are not sent and end as a timeout would: outcome unknown.
+  std::string lose_deletes_under;
+
+  Task<Result<DeleteRangeResponse>> delete_range(DeleteRangeRequest r) override {
+    if (!lose_deletes_under.empty() && r.key.rfind(lose_deletes_under, 0) == 0)
+      co_return Error(ErrorCode::timeout, "context deadline exceeded");
+    co_return co_await inner().delete_range(std::move(r));
+  }
 
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest r) override {
     if (!delete_before_first_watch.empty()) {
@@ -449,6 +457,39 @@ TEST_CASE("etcd-mutex-3.4 grants a waiter whose lease expired while it waited (e
     } else {
       CHECK(stale.error() == ErrorCode::session_expired);
     }
+  }
+}
+
+TEST_CASE("etcd-mutex: a clean-up delete whose outcome is unknown abandons the session - the "
+          "next acquire's key has a new name a late delete cannot remove") {
+  for (const std::string name : {"etcd-mutex", "etcd-mutex-3.4"}) {
+    INFO(name);
+    Rig rig(2);
+    TestClient& holder = rig.add_client(name);
+    TestClient& waiter = rig.add_client(name);
+    Outcome held, gave_up, again, released;
+    rig.acquire(holder, &held, seconds(5));
+    REQUIRE(rig.run_until_done(held));
+    REQUIRE(held.acquired());
+    // The waiter gives up; its clean-up delete's outcome is unknown (it may yet be applied).
+    waiter.kv->lose_deletes_under = kLockName + "/";
+    rig.acquire(waiter, &gave_up, seconds(1));
+    REQUIRE(rig.run_until_done(gave_up));
+    REQUIRE_FALSE(gave_up.acquired());
+    const std::string stale_key = kLockName + "/";  // the first key's name, found below
+    waiter.kv->lose_deletes_under.clear();
+    rig.release(holder, &released);
+    REQUIRE(rig.run_until_done(released));
+    rig.acquire(waiter, &again, seconds(5));
+    REQUIRE(rig.run_until_done(again));
+    REQUIRE(again.acquired());
+    // A new session: a new lease and so a new key name; the old key went with the old lease.
+    CHECK(again.grant->value().lease != held.grant->value().lease);
+    TestClient& tester = rig.add_client("");
+    const std::vector<KeyValue> keys = rig.list(tester, stale_key);
+    REQUIRE(keys.size() == 1);
+    CHECK(keys[0].key == again.grant->value().key);
+    CHECK(keys[0].lease == again.grant->value().lease);
   }
 }
 
