@@ -1,7 +1,9 @@
-// `lockstep report DIR [-o FILE]`: (re)generates the HTML report of a run directory.
+// `lockstep report DIR [-o FILE]`: (re)generates the HTML report of a run directory;
+// `lockstep report DIR --explanation-json` prints its explanation as JSON instead.
 #include <iostream>
 
 #include "cli/commands.h"
+#include "reports/explain.h"
 #include "reports/report_files.h"
 
 namespace lockstep::cli {
@@ -12,7 +14,22 @@ struct ReportArgs {
   std::string run_dir;
   std::string out_file;  // default: DIR/report.html
   bool force = false;
+  bool explanation_json = false;  // print the explanation as JSON instead of writing HTML
 };
+
+// The explanation of each violated check, for machines: its sentences, the span each names,
+// how many form the causal chain, and the cause found (reports/explain.h).
+nlohmann::json explanation_json(const RunFiles& files) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : explain_checks(files.history, files.verdict)) {
+    nlohmann::json spans = nlohmann::json::array();
+    for (const auto& s : x.spans)
+      spans.push_back(s ? nlohmann::json{{"from_ns", s->from_ns}, {"to_ns", s->to_ns}} : nlohmann::json());
+    out.push_back({{"check", x.check}, {"sentences", x.sentences}, {"spans", spans},
+                   {"chain_length", x.chain_length}, {"cause", x.cause}});
+  }
+  return {{"explanations", out}};
+}
 
 // Why `out` may not be written, or empty. The directory's own report.html (however `out`
 // spells it) is derived from its files, and rewriting it is what `report DIR` is for. Any other
@@ -36,6 +53,15 @@ std::string refuse_output(const std::filesystem::path& dir, const std::filesyste
 
 int report(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
+  if (args.explanation_json) {
+    RunFiles files;
+    if (auto err = load_run_files(dir, files); !err.empty()) {
+      std::cerr << "lockstep report: " << err << "\n";
+      return kExitBadInput;
+    }
+    std::cout << explanation_json(files).dump(2) << "\n";
+    return kExitOk;
+  }
   const std::filesystem::path out = args.out_file.empty() ? dir / "report.html" : std::filesystem::path(args.out_file);
   if (auto err = refuse_output(dir, out, args.force); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
@@ -66,6 +92,11 @@ void add_report_command(CLI::App& app, CommandSet& commands) {
                   "file is refused without --force")
       ->check(non_empty());
   cmd->add_flag("--force", args->force, "Overwrite an existing -o file");
+  cmd->add_flag("--explanation-json", args->explanation_json,
+                "Print the explanation of each violated check as JSON (sentences, causal chain, "
+                "cause) instead of writing the report")
+      ->excludes("--output")
+      ->excludes("--force");
   cmd->callback([&commands, args] { commands.action = [args] { return report(*args); }; });
 }
 

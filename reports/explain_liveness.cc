@@ -99,6 +99,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         break;
       }
     }
+    nlohmann::json release_faults = nlohmann::json::array();
     if (lost_release != nullptr && !unanswered) {
       const HistoryEvent* done = facts.completion_of(lost_release->index);
       s += "; " + k.owner + " " + operation_phrase(facts, *lost_release) + ", and the key stayed";
@@ -109,13 +110,22 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       for (const CallRecord* c : facts.calls_of(k.owner, lost_release->true_ns, until))
         if (std::find(members.begin(), members.end(), c->member) == members.end())
           members.push_back(c->member);
+      // Faults on those members: a pause or crash, or a cut, delay or loss between members
+      // (the way a follower's proposal takes to the leader).
+      auto between_members = [](const FaultBand* f) {
+        if (f->processes.empty()) return false;
+        for (const auto& p : f->processes)
+          if (p.rfind("member-", 0) != 0) return false;
+        return f->kind == "partition" || f->kind == "delay" || f->kind == "loss";
+      };
       for (const auto& m : members)
         for (const FaultBand* f : facts.faults_hitting(m, lost_release->true_ns, until))
-          if ((f->kind == "pause" || f->kind == "crash") &&
+          if ((f->kind == "pause" || f->kind == "crash" || between_members(f)) &&
               std::find(faults.begin(), faults.end(), f) == faults.end())
             faults.push_back(f);
       if (!members.empty()) s += " (its calls went to " + join_words(members) + ")";
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
+      for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
     out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
@@ -124,7 +134,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
                {"request", request_json(by)}};
     } else if (lost_release != nullptr) {
-      cause = {{"class", "release-lost"}, {"key", k.key}, {"process", k.owner}};
+      cause = {{"class", "release-lost"}, {"key", k.key}, {"process", k.owner}, {"faults", release_faults}};
     } else if (k.lease == 0 && crashed) {
       cause = {{"class", "key-without-lease"}, {"key", k.key}, {"process", k.owner}};
     } else {
