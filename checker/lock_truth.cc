@@ -125,6 +125,14 @@ bool lease_expired_under_holder(const History& history, const LockTruth& truth,
   if (key == nullptr || key->end_ns <= int_field(earlier, "start_ns") ||
       key->end_ns > int_field(later, "start_ns"))
     return false;
+  // A holder that had itself sent a revoke of the lease (its release) gave the lease up: the
+  // algorithm's own doing, not the limit of leases.
+  for (const auto& e : history.events) {
+    if (e.true_ns > key->end_ns) break;
+    if (e.kind == EventKind::trace && e.op == "kv-send" && e.process == process && e.args.is_object() &&
+        e.args.value("request", "") == "lease_revoke" && int_field(e.args, "lease") == key->lease)
+      return false;
+  }
   if (key->deleted_by.kind == "lease-expiry") return true;
   // Older files: a delete marked lease_expired whose lease's expiry is recorded.
   const LeaseLifetime* lease = truth.find_lease(key->lease);
@@ -152,6 +160,18 @@ LockTruth extract_lock_truth(const History& history) {
   for (const auto& e : history.events) {
     if (e.kind == EventKind::ok && e.op == "acquire") {
       leases.seen(int_field(e.result, "lease"), e.true_ns, e.process);
+      continue;
+    }
+    if (e.kind == EventKind::fault && e.op == "crash" && e.args.is_object() &&
+        e.args.value("phase", "") == "start" && e.args.contains("targets") && e.args["targets"].is_array()) {
+      // A crashed leader leads no more: its term ends with the crash (no step-down is recorded).
+      for (const auto& t : e.args["targets"]) {
+        if (!t.is_string()) continue;
+        auto open = open_term.find(t.get<std::string>());
+        if (open == open_term.end()) continue;
+        truth.leaders[open->second].end_ns = e.true_ns;
+        open_term.erase(open);
+      }
       continue;
     }
     if (e.kind != EventKind::truth) continue;
@@ -203,10 +223,26 @@ LockTruth extract_lock_truth(const History& history) {
     } else if (e.op == "lease-revoke-attempt") {
       leases.revoke_attempt(int_field(e.args, "lease"), e);
     } else if (e.op == "lease-granted" || e.op == "lease-revoked") {
-      leases.seen(int_field(e.args, "lease"), e.true_ns, "");
+      const std::int64_t lease = int_field(e.args, "lease");
+      leases.seen(lease, e.true_ns, "");
+      if (e.op == "lease-granted" && lease != 0) {
+        LeaseLifetime& l = truth.leases[truth.lease_index[lease]];
+        l.ttl_seconds = int_field(e.args, "ttl_seconds");
+        l.granted_to = parse_change_cause(cause_field(e.args)).client;
+        l.granted_ns = e.true_ns;
+      }
     } else if (e.op == "leader-elected") {
-      auto open = open_term.find(e.process);
-      if (open != open_term.end()) truth.leaders[open->second].end_ns = e.true_ns;
+      // A leader of a newer term ends every older one (a transfer or a higher term deposes
+      // a leader without a recorded step-down), and this member's own earlier term.
+      const std::int64_t term = int_field(e.args, "term");
+      for (auto it = open_term.begin(); it != open_term.end();) {
+        if (it->first == e.process || truth.leaders[it->second].term < term) {
+          truth.leaders[it->second].end_ns = e.true_ns;
+          it = open_term.erase(it);
+        } else {
+          ++it;
+        }
+      }
       open_term[e.process] = truth.leaders.size();
       truth.leaders.push_back({e.process, int_field(e.args, "term"), e.true_ns, kStillOpen});
     } else if (e.op == "leader-stepped-down") {

@@ -12,7 +12,8 @@
 //   - "lease-expired" {lease, leader, term, found_ns, renewed_ns, renewed_by} from the leader
 //     whose lessor's revoke committed: the lease is gone. "lease-revoke-attempt" (same args)
 //     is a lessor's proposal, which may never commit (a deposed leader's).
-//   - "leader-elected" / "leader-stepped-down" {member, term} from that member.
+//   - "leader-elected" / "leader-stepped-down" {member, term} from that member; a `crash`
+//     fault on a leading member ends its term too, and so does a newer term's election.
 // Times are true_ns. Histories without truth events (a real cluster, a foreign file) give
 // empty lists.
 #pragma once
@@ -72,6 +73,9 @@ struct KeyLifetime {
 struct LeaseLifetime {
   std::int64_t lease = 0;
   std::string owner;                       // the client that used it, or ""
+  std::int64_t ttl_seconds = 0;            // from its grant, where recorded
+  std::string granted_to;                  // the client whose request granted it, where recorded
+  std::int64_t granted_ns = -1;
   std::int64_t first_seen_ns = 0;          // its grant where recorded (the simulator), else
                                            // its first use
 

@@ -113,20 +113,45 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
          " and found it expired at " + format_seconds(to_ns);
   }
   story.say(s + ".", TimeSpan{from_ns, expired_ns});
+  // Had the client itself given the lease up (a revoke it sent)?
+  for (const CallRecord* c : facts.calls_of(client, 0, expired_ns, "lease_revoke")) {
+    if (c->lease != lease.lease) continue;
+    story.say(client + " had itself sent a revoke of this lease at " + format_seconds(c->sent_ns) +
+                  " (call " + std::to_string(c->call) + ", " +
+                  (c->outcome.empty() ? std::string("unanswered") : c->outcome) +
+                  "): it held the lock on a lease it had given up.",
+              TimeSpan{c->sent_ns, expired_ns});
+    cause["holder_revoked"] = true;
+    break;
+  }
 
-  // The client's keep-alives for this lease in the window, and how they ended.
-  const auto keep_alives = facts.calls_of(client, from_ns, to_ns, "lease_keep_alive");
+  // The client's keep-alives for this lease in the window (and one sent before it still in
+  // flight then), and how they ended.
+  const auto keep_alives = facts.calls_of(client, 0, to_ns, "lease_keep_alive");
   std::vector<const CallRecord*> mine;
   std::set<std::string> members = {leader};
   for (const CallRecord* c : keep_alives) {
-    if (c->lease != lease.lease) continue;
+    // One sent before the window counts when it was never answered (an answered one is
+    // what renewed the lease at from_ns, its reply arriving just after).
+    if (c->lease != lease.lease || c->end_ns <= from_ns) continue;
+    if (c->sent_ns < from_ns && c->outcome == "ok") continue;
     mine.push_back(c);
     if (!c->member.empty()) members.insert(c->member);
   }
+  // The members its other calls in flight went to (a crashed one breaks them), and those that
+  // led meanwhile: a keep-alive reaches the lessor through them.
+  for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
+    if (c->end_ns > from_ns && !c->member.empty()) members.insert(c->member);
+  for (const auto& t : facts.truth().leaders)
+    if (t.start_ns <= to_ns && t.end_ns >= from_ns) members.insert(t.member);
   std::size_t answered = 0;
   for (const CallRecord* c : mine)
     if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
-  const std::string since = " after " + format_seconds(from_ns);
+  const std::string since =
+      !mine.empty() && mine.front()->sent_ns < from_ns
+          ? " from " + format_seconds(mine.front()->sent_ns) + " (one still unanswered at " +
+                format_seconds(from_ns) + ")"
+          : " after " + format_seconds(from_ns);
   if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
@@ -143,32 +168,51 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   }
 
-  // The faults in that window that could have stopped the renewals.
+  // The faults in that window that could have stopped the renewals. A keep-alive is first due
+  // a third of the TTL after a renewal (etcd's client and lockstep's sessions), or when the
+  // client first sent one: a fault over before then stopped none. A clock fault counts over the
+  // whole window: the client's clock times its keep-alives, the leader's the TTL.
+  std::int64_t due_ns = from_ns;
+  if (lease.ttl_seconds > 0) due_ns = from_ns + lease.ttl_seconds * 1'000'000'000 / 3;
+  if (!mine.empty()) due_ns = std::min(due_ns, mine.front()->sent_ns);
   std::vector<const FaultBand*> faults;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
     if (f.start_ns > to_ns || end < from_ns) continue;
     if (f.kind == "clock") {
-      // The client's clock times its keep-alives; the leader's times the TTL.
       if (f.hits(client) || f.hits(leader)) faults.push_back(&f);
       continue;
     }
-    if (can_stop_renewal(f, client, members)) faults.push_back(&f);
+    if (end < due_ns) continue;
+    if (!can_stop_renewal(f, client, members)) continue;
+    // A link fault during which this client's keep-alives were answered stopped nothing.
+    bool answered_through = false;
+    if (f.kind != "pause" && f.kind != "crash")
+      for (const CallRecord* c : keep_alives)
+        if (c->lease == lease.lease && c->outcome == "ok" && c->sent_ns >= f.start_ns && c->sent_ns <= end)
+          answered_through = true;
+    if (!answered_through) faults.push_back(&f);
+  }
+  // A revoke that took long to commit after the lessor found the lease expired.
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.kind == "slow-revoke" && f.start_ns <= expired_ns && end >= to_ns &&
+        expired_ns - to_ns >= 100'000'000)
+      faults.push_back(&f);
   }
   if (!faults.empty()) {
     story.say("In that time " + fault_clauses(faults, 6) + ".",
               TimeSpan{faults.front()->start_ns, to_ns});
   } else {
-    // Say what did not happen only as far as it is true for the client before the grant of
-    // its lease's loss: any earlier fault on it is named, not denied.
-    auto earlier = facts.faults_hitting(client, 0, from_ns);
-    if (earlier.empty())
-      story.say("No fault hit " + client + ", the members it called or " + leader +
-                "'s clock before " + format_seconds(to_ns) + ".");
-    else
-      story.say("None of the faults was active between " + format_seconds(from_ns) + " and " +
-                format_seconds(to_ns) + " on " + client + ", the members it called or " + leader +
-                "'s clock; earlier " + fault_clauses(earlier) + ".");
+    // Say what did not happen only as far as it is true: for the client, over the whole run
+    // before the expiry (an earlier fault on it is named, not denied); for the members it
+    // called and those that led, over the window.
+    auto on_client = facts.faults_hitting(client, 0, to_ns);
+    std::string s = on_client.empty() ? "No fault hit " + client + " before " + format_seconds(to_ns)
+                                      : "Earlier " + fault_clauses(on_client);
+    s += "; none of the faults on the members it called, the members that led, or their links "
+         "was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
+    story.say(s + ".");
   }
   cause["faults"] = start_events(faults);
   return cause;
@@ -195,8 +239,34 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     return {{"class", "lease-expired"}, {"process", holder}, {"key", key.key}, {"lease", key.lease}};
   }
   if (by.kind == "request") {
+    // The same call applied before: a duplicate of the request (the duplicate fault, or a
+    // retry of the same call) applied again, after its first copy did what it was sent for.
+    const HistoryEvent* first_copy = nullptr;
+    for (const auto& e : facts.history().events) {
+      if (e.index >= key.delete_event) break;
+      if (e.kind != EventKind::truth || !e.args.is_object() || !e.args.contains("cause")) continue;
+      const ChangeCause c = parse_change_cause(e.args["cause"]);
+      if (c.kind == "request" && c.client == by.client && c.call == by.call && e.true_ns < key.end_ns) {
+        first_copy = &e;
+        break;
+      }
+    }
     std::string s = subject + " was deleted at " + format_seconds(key.end_ns) + rev + " by " +
                     request_words(by);
+    if (first_copy != nullptr) {
+      s += ", applied a second time: its first copy had been applied at " +
+           format_seconds(first_copy->true_ns) + " (revision " +
+           std::to_string(first_copy->args.value("revision", std::int64_t{0})) + ")";
+      std::vector<const FaultBand*> dup;
+      for (const FaultBand* f : facts.faults_hitting(by.client, by.sent_ns, by.sent_ns))
+        if (f->kind == "duplicate") dup.push_back(f);
+      s += dup.empty() ? "" : ", and " + fault_clauses(dup) + " when it was sent";
+      story.say(s + ".", TimeSpan{by.sent_ns, key.end_ns});
+      nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
+                              {"key", key.key}, {"request", request_json(by)},
+                              {"duplicate", true}, {"faults", start_events(dup)}};
+      return cause;
+    }
     if (by.abandoned_ns)
       s += ", on which " + by.client + " had given up at " + format_seconds(*by.abandoned_ns) +
            " (no answer by its deadline)";
@@ -219,8 +289,12 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
           if (f.hits(by.member)) held.push_back(&f);
           continue;
         }
-        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "clock" ||
-            f.kind == "lease-drop" || f.processes.empty())
+        if (f.kind == "clock") {  // the receiving member's clock times its elections
+          if (f.hits(by.member)) held.push_back(&f);
+          continue;
+        }
+        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" ||
+            f.processes.empty())
           continue;
         bool ours = true;
         for (const auto& p : f.processes) ours = ours && (p == by.client || is_member(p));
@@ -236,6 +310,10 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       h += held.empty() ? "; none of the faults was active on " + by.member + " or " + by.client +
                               "'s links in that time"
                         : ": " + fault_clauses(held, 4);
+      std::vector<std::string> gaps;
+      for (const auto& [a, b] : facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000))
+        gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+      if (!gaps.empty()) h += "; no member led the cluster " + join_words(gaps);
       story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
     } else {
       held.clear();

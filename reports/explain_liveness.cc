@@ -82,12 +82,48 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     const bool unanswered = by.kind == "request" &&
                             (by.abandoned_ns || (call != nullptr && call->outcome != "ok" &&
                                                  !call->outcome.empty()));
+    // Or it had the answer, but the acquire that sent it did not end with the lock.
+    const HistoryEvent* failed_acquire = nullptr;
+    if (by.kind == "request" && !unanswered) {
+      for (const auto& e : facts.history().events) {
+        if (e.true_ns > k.start_ns) break;
+        if (e.process != by.client || e.kind != EventKind::invoke) continue;
+        const HistoryEvent* done = facts.completion_of(e.index);
+        const bool open_then = done == nullptr || done->true_ns >= k.start_ns;
+        failed_acquire = open_then && e.op == "acquire" && (done == nullptr || done->kind != EventKind::ok)
+                             ? &e
+                             : (open_then ? nullptr : failed_acquire);
+      }
+    }
     if (unanswered) {
       s += "; " + request_words(by) + " created it, but " + by.client + " never had its answer";
       if (call != nullptr && call->end_ns != kStillOpen)
         s += " (the call ended at " + format_seconds(call->end_ns) + ": " +
              (call->outcome == "deadline" ? std::string("its deadline passed") : call->outcome) + ")";
       s += ", so it did not know it held the lock";
+    } else if (failed_acquire != nullptr) {
+      const HistoryEvent* done = facts.completion_of(failed_acquire->index);
+      s += "; " + request_words(by) + " created it, during " + by.client + "'s acquire invoked at " +
+           format_seconds(failed_acquire->true_ns) + ", which " +
+           (done == nullptr ? std::string("was never answered")
+                            : "ended " + std::string(event_kind_name(done->kind)) + " (" +
+                                  done->result.value("error", std::string("?")) + ") at " +
+                                  format_seconds(done->true_ns)) +
+           ": " + by.client + " never knew it held the lock";
+    }
+    // Who kept its lease alive meanwhile.
+    if (k.lease != 0) {
+      std::size_t renewed = 0;
+      std::string renewer;
+      for (const auto& c : facts.calls_of(by.client.empty() ? k.owner : by.client, k.start_ns, facts.end_ns(),
+                                          "lease_keep_alive"))
+        if (c->lease == k.lease && c->outcome == "ok") {
+          ++renewed;
+          renewer = c->process;
+        }
+      if (renewed > 0)
+        s += "; " + renewer + " kept the key's lease alive (" + std::to_string(renewed) +
+             " keep-alives answered after it)";
     }
     // The owner's release that should have deleted it.
     const HistoryEvent* lost_release = nullptr;
@@ -123,14 +159,25 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if ((f->kind == "pause" || f->kind == "crash" || between_members(f)) &&
               std::find(faults.begin(), faults.end(), f) == faults.end())
             faults.push_back(f);
-      if (!members.empty()) s += " (its calls went to " + join_words(members) + ")";
+      if (!members.empty()) {
+        s += " (its calls went to " + join_words(members);
+        for (const auto& t : facts.truth().leaders)
+          if (t.start_ns <= lost_release->true_ns && lost_release->true_ns < t.end_ns &&
+              std::find(members.begin(), members.end(), t.member) == members.end())
+            s += "; " + t.member + " led the cluster then";
+        s += ")";
+      }
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
+      std::vector<std::string> gaps;
+      for (const auto& [a, b] : facts.leaderless(lost_release->true_ns, until, 100'000'000))
+        gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+      if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
     out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
-    if (unanswered) {
+    if (unanswered || failed_acquire != nullptr) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
                {"request", request_json(by)}};
     } else if (lost_release != nullptr) {
@@ -150,21 +197,32 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       if (std::find(gone.begin(), gone.end(), e.process) == gone.end()) gone.push_back(e.process);
     }
     for (const auto& client : gone) {
-      for (const auto& l : facts.truth().leases) {
-        if (l.owner != client || !l.expired_ns) continue;
-        bool granted_again = false;
-        for (const auto& e : facts.history().events)
-          if (e.kind == EventKind::truth && e.op == "lease-granted" && e.true_ns > *l.expired_ns &&
-              e.args.is_object() && e.args.contains("cause") &&
-              e.args["cause"].value("client", "") == client)
-            granted_again = true;
-        out.say(client + "'s lease " + lease_hex(l.lease) + " expired at " + format_seconds(*l.expired_ns) +
-                    " (revoked by " + l.expired_by + "), and its acquires after that failed with "
-                    "lease-not-found" + (granted_again ? "" : ": it took no new lease") + ".",
-                TimeSpan{*l.expired_ns, *l.expired_ns});
-        if (cause.value("class", "") == "stalled")
-          cause = {{"class", "lease-gone"}, {"process", client}, {"lease", l.lease}};
-      }
+      // The lease the client's failing acquires used: the last one granted to it before its
+      // first lease-not-found (as the history records grants: by the client whose call did).
+      std::int64_t first_refused_ns = facts.end_ns();
+      for (const auto& e : facts.history().events)
+        if (e.process == client && e.kind == EventKind::fail && e.op == "acquire" &&
+            e.result.value("error", std::string()) == "lease-not-found") {
+          first_refused_ns = e.true_ns;
+          break;
+        }
+      const LeaseLifetime* used = nullptr;
+      for (const auto& l : facts.truth().leases)
+        if (l.granted_to == client && l.granted_ns <= first_refused_ns &&
+            (used == nullptr || l.granted_ns > used->granted_ns))
+          used = &l;
+      if (used == nullptr || !used->expired_ns) continue;
+      bool granted_again = false;
+      for (const auto& l : facts.truth().leases)
+        if (l.granted_to == client && l.granted_ns > *used->expired_ns) granted_again = true;
+      out.say(client + "'s lease " + lease_hex(used->lease) + ", granted at " +
+                  format_seconds(used->granted_ns) + ", expired at " +
+                  format_seconds(*used->expired_ns) + " (its revoke by " + used->expired_by +
+                  "'s lessor committed), and its acquires after that failed with lease-not-found" +
+                  (granted_again ? "" : ": it took no new lease") + ".",
+              TimeSpan{*used->expired_ns, *used->expired_ns});
+      if (cause.value("class", "") == "stalled")
+        cause = {{"class", "lease-gone"}, {"process", client}, {"lease", used->lease}};
     }
   }
   out.cause = std::move(cause);

@@ -35,6 +35,22 @@ std::string revision_note(const Holding& h) {
   return rev != 0 ? " (key revision " + std::to_string(rev) + ")" : "";
 }
 
+// The acquire's invoke of a holding (the one its ok completes), or nullptr.
+const HistoryEvent* invoke_of(const RunFacts& facts, const Holding& h) {
+  if (h.acquired == nullptr) return nullptr;
+  for (std::int64_t i = h.acquired->index - 1; i >= 0; --i) {
+    const HistoryEvent* e = facts.event(i);
+    if (e->process == h.process && e->kind == EventKind::invoke) return e->op == "acquire" ? e : nullptr;
+  }
+  return nullptr;
+}
+
+// The mode the holding was asked for ("shared", "exclusive"), or "".
+std::string mode_of(const RunFacts& facts, const Holding& h) {
+  const HistoryEvent* invoke = invoke_of(facts, h);
+  return invoke != nullptr && invoke->args.is_object() ? invoke->args.value("mode", "") : "";
+}
+
 // The puts of another client over `key` while it lived, up to `until_ns` (event indices).
 const HistoryEvent* takeover(const RunFacts& facts, const KeyLifetime& key,
                              const std::string& holder, std::int64_t until_ns) {
@@ -75,7 +91,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
-    if (cause.value("class", "") == "lease-expired") {
+    if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +
               " still believed it held the lock after etcd had expired its lease and given "
               "the lock to " + later.process + "; only fencing at the protected resource makes "
@@ -124,13 +140,30 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
             {"lost", lost}};
   }
   if (key != nullptr) {
+    const std::string modes = mode_of(facts, earlier) == mode_of(facts, later) || mode_of(facts, earlier).empty()
+                                  ? std::string()
+                                  : " (" + earlier.process + " in " + mode_of(facts, earlier) + " mode, " +
+                                        later.process + " in " + mode_of(facts, later) + " mode)";
     out.say(earlier.process + "'s lock key " + key->key + " (created at revision " +
                 std::to_string(key->create_revision) + ") still existed in etcd at " +
                 format_seconds(grant_ns) + ", and so did " + later.process + "'s" +
                 (later_key ? " (" + later_key->key + ")" : std::string()) +
                 ": the algorithm let " + later.process + " in while " + earlier.process +
-                "'s key was there; no lease expired and no request removed it.",
+                "'s key was there" + modes + "; no lease expired and no request removed it.",
             TimeSpan{key->start_ns, grant_ns});
+    // A check-then-act race: the later holder's last read before its grant was answered before
+    // the earlier holder's key existed.
+    const HistoryEvent* invoke = invoke_of(facts, later);
+    const CallRecord* read = nullptr;
+    if (invoke != nullptr)
+      for (const CallRecord* c : facts.calls_of(later.process, invoke->true_ns, grant_ns, "range"))
+        if (c->end_ns < grant_ns) read = c;
+    if (read != nullptr && read->end_ns < key->start_ns)
+      out.say(later.process + "'s last read of the lock before its grant (call " + std::to_string(read->call) +
+                  ") was answered at " + format_seconds(read->end_ns) + ", before " + earlier.process +
+                  "'s key was created at " + format_seconds(key->start_ns) +
+                  ": a check-then-act race, its check and its taking of the lock being separate requests.",
+              TimeSpan{read->sent_ns, key->start_ns});
     return {{"class", "granted-while-key-held"}, {"process", later.process}, {"key", key->key}};
   }
   out.say("The history records no lock key for " + earlier.process + "'s acquire at " +
@@ -173,6 +206,8 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
               revision_note(earlier) + ".",
           TimeSpan{later.start_ns, later.start_ns});
   out.cause = explain_cause(facts, earlier, later, out);
+  if (facts.faults().empty() && !facts.truth().keys.empty())
+    out.say("No fault was injected in this run: the requests' ordinary interleaving was enough.");
   out.end_chain();
 
   // What the earlier holder did while the later one held: this is where damage is done.

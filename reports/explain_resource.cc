@@ -15,6 +15,24 @@ std::string write_words(const nlohmann::json& w) {
   return s;
 }
 
+// Whose the key was at `at_ns`: its creator's, unless a later put took it over (a put keeps
+// the create revision); "nobody known" when the history does not say.
+std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int64_t at_ns) {
+  std::string owner = k.owner;
+  for (const std::int64_t i : k.rewrites) {
+    const HistoryEvent* put = facts.event(i);
+    if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
+    const ChangeCause by = parse_change_cause(put->args.contains("cause") ? put->args["cause"] : nlohmann::json());
+    if (!by.client.empty()) {
+      owner = by.client;
+    } else {
+      const std::string value = put->args.value("value", "");
+      if (value.rfind("client-", 0) == 0) owner = value.substr(0, value.find('/'));
+    }
+  }
+  return owner.empty() ? "nobody known" : owner;
+}
+
 // Who believed it held the lock, and whose key etcd held, at `at_ns`.
 std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
   std::vector<std::string> believers;
@@ -27,7 +45,7 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
   if (!facts.truth().keys.empty()) {
     std::vector<std::string> owners;
     for (const KeyLifetime* k : facts.keys_at(at_ns))
-      owners.push_back((k->owner.empty() ? std::string("nobody known") : k->owner) + " (" + k->key +
+      owners.push_back(current_owner(facts, *k, at_ns) + " (" + k->key +
                        ", revision " + std::to_string(k->create_revision) + ")");
     s += owners.empty() ? "; no lock key existed in etcd" : "; etcd held the lock key of " + join_words(owners);
   }

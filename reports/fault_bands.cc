@@ -100,8 +100,15 @@ std::string describe_fault(const FaultBand& band) {
   const std::string from = join_words(names_in(a, "from"));
   const std::string to = join_words(names_in(a, "to"));
   const bool symmetric = a.value("symmetric", true);
-  const std::string link = symmetric ? "between " + from + " and " + to
-                                     : "from " + from + " to " + to;
+  // "between A and B, C and D" would read as two pairs: a side of several is "each of".
+  const auto side = [&](const char* field, const std::string& words) {
+    return names_in(a, field).size() > 1 ? "each of " + words : words;
+  };
+  const std::string link =
+      symmetric ? (names_in(a, "from").size() > 1 && names_in(a, "to").size() > 1
+                       ? "between each of " + from + " on one side and each of " + to + " on the other"
+                       : "between " + side("from", from) + " and " + side("to", to))
+                : "from " + from + " to " + to;
   const std::string& k = band.kind;
   if (k == "pause") return targets + (names_in(a, "targets").size() > 1 ? " were" : " was") + " paused";
   if (k == "crash") return targets + " crashed";

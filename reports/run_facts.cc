@@ -1,5 +1,6 @@
 #include "reports/run_facts.h"
 
+#include <algorithm>
 #include <map>
 
 #include "reports/report_text.h"
@@ -87,6 +88,27 @@ std::vector<const CallRecord*> RunFacts::calls_of(const std::string& process,
     out.push_back(&c);
   }
   return out;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> RunFacts::leaderless(std::int64_t from_ns,
+                                                                        std::int64_t to_ns,
+                                                                        std::int64_t min_ns) const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> gaps;
+  if (truth_.leaders.empty()) return gaps;
+  std::vector<std::pair<std::int64_t, std::int64_t>> terms;
+  for (const auto& t : truth_.leaders) terms.emplace_back(t.start_ns, std::min(t.end_ns, end_ns_));
+  std::sort(terms.begin(), terms.end());
+  std::int64_t covered_to = from_ns;
+  for (const auto& [start, end] : terms) {
+    if (start > covered_to && start > from_ns) {
+      const std::int64_t a = covered_to, b = std::min(start, to_ns);
+      if (b - a >= min_ns) gaps.emplace_back(a, b);
+    }
+    covered_to = std::max(covered_to, end);
+    if (covered_to >= to_ns) break;
+  }
+  if (covered_to < to_ns && to_ns - covered_to >= min_ns) gaps.emplace_back(covered_to, to_ns);
+  return gaps;
 }
 
 const CallRecord* RunFacts::find_call(const std::string& process, std::int64_t call) const {

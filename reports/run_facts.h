@@ -59,6 +59,10 @@ class RunFacts {
                                           std::int64_t to_ns, const std::string& request = "") const;
   // The call `call` of `process`, or nullptr when the history does not record it.
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
+  // The spans within [from_ns, to_ns] of at least `min_ns` when no member led the cluster (from
+  // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
+  std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,
+                                                                std::int64_t min_ns) const;
   // The key lifetimes alive at `at_ns`.
   std::vector<const KeyLifetime*> keys_at(std::int64_t at_ns) const;
   // The truth "resource-write"/"resource-read" event the resource recorded for the client's
