@@ -67,6 +67,40 @@ const HistoryEvent* takeover(const RunFacts& facts, const KeyLifetime& key,
   return nullptr;
 }
 
+// A holder that outlived its lease may have been kept in its critical section by faults on its
+// way to the resource: its calls there that took 100 ms or more while a fault hit that link (or
+// the resource) are named, with those faults, in the cause ("slowed_by").
+void slowed_critical_section(const RunFacts& facts, const Holding& earlier, const Holding& later,
+                             Story& out) {
+  std::vector<std::string> calls;
+  std::vector<const FaultBand*> slowed_by;
+  for (const auto& e : facts.history().events) {
+    if (e.true_ns < earlier.start_ns) continue;
+    if (e.true_ns > later.start_ns) break;
+    if (e.process != earlier.process || e.kind != EventKind::invoke || (e.op != "read" && e.op != "write"))
+      continue;
+    const HistoryEvent* done = facts.completion_of(e.index);
+    const std::int64_t end_ns = done != nullptr ? done->true_ns : facts.end_ns();
+    if (end_ns - e.true_ns < 100'000'000) continue;
+    bool named = false;
+    for (const FaultBand* f : facts.faults_hitting(earlier.process, e.true_ns, end_ns))
+      if (f->hits("resource") && f->kind != "duplicate" && f->kind != "reorder") {
+        if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
+        named = true;
+      }
+    if (named)
+      calls.push_back("its " + e.op + " at " + format_seconds(e.true_ns) + " took " +
+                      format_duration(end_ns - e.true_ns));
+  }
+  if (slowed_by.empty()) return;
+  out.say("While it held the lock, " + earlier.process + "'s calls to the resource were slowed (" +
+              join_words(calls) + "): " + fault_clauses(slowed_by) + ".",
+          TimeSpan{earlier.start_ns, later.start_ns});
+  nlohmann::json starts = nlohmann::json::array();
+  for (const FaultBand* f : slowed_by) starts.push_back(f->start_event);
+  out.cause["slowed_by"] = starts;
+}
+
 // Walks back from the later grant to what removed the earlier holder's protection, or to the
 // later holder's own lost key, and says it. Returns the cause.
 nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, const Holding& later,
@@ -206,6 +240,7 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
               revision_note(earlier) + ".",
           TimeSpan{later.start_ns, later.start_ns});
   out.cause = explain_cause(facts, earlier, later, out);
+  if (out.cause.value("class", "") == "lease-expired") slowed_critical_section(facts, earlier, later, out);
   if (facts.faults().empty() && !facts.truth().keys.empty())
     out.say("No fault was injected in this run: the requests' ordinary interleaving was enough.");
   out.end_chain();

@@ -266,6 +266,39 @@ TEST_CASE("a waiter granted after its own key expired: the grantee's lost key an
   CHECK_FALSE(contains(text, "No fault hit client-0"));
 }
 
+TEST_CASE("a holder kept in its critical section by a slow link to the resource: the fault is named") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.fault("delay", "start", ms(1100), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
+                                       {"amount_ms", 2500}, {"duration_ms", 900}});
+  const std::int64_t delay_event = b.last_index();
+  b.add("client-0", EventKind::invoke, "write", ms(1200), {{"base", 0}, {"value", 1}});
+  b.fault("delay", "end", ms(2000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
+                                     {"amount_ms", 2500}, {"duration_ms", 900}});
+  const nlohmann::json expiry = {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3090)},
+                                 {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
+  b.truth("member-0", "lease-expired", ms(3100), expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", ms(3110), {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(3150), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(3160), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms(3200), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  b.truth("resource", "resource-write", ms(3700), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-0", EventKind::ok, "write", ms(3710), {}, {{"order", 1}});
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, verdict_of({mutex}, b.history));
+  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  INFO(text);
+  CHECK(x[0].cause.value("class", "") == "lease-expired");
+  CHECK(x[0].cause["slowed_by"] == nlohmann::json::array({delay_event}));
+  CHECK(contains(text, "While it held the lock, client-0's calls to the resource were slowed (its write at 1.200 s "
+                       "took 2.510 s): messages from client-0 to resource were delayed by 2.500 s from 1.100 s to 2.000 s."));
+}
+
 TEST_CASE("a lessor revoke that never committed is not an expiry") {
   // A deposed leader's lessor tried to revoke client-0's lease; nothing committed, the key stood.
   HistoryBuilder b;
