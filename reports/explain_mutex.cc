@@ -88,12 +88,18 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
         if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
         named = true;
       }
+    // A call that ended without an answer was not slowed but lost: say how it ended.
+    const bool answered = done != nullptr && done->kind == EventKind::ok;
     if (named)
-      calls.push_back("its " + e.op + " at " + format_seconds(e.true_ns) + " took " +
-                      format_duration(end_ns - e.true_ns));
+      calls.push_back("its " + e.op + " at " + format_seconds(e.true_ns) +
+                      (answered ? " took " + format_duration(end_ns - e.true_ns)
+                                : " had no answer for " + format_duration(end_ns - e.true_ns) +
+                                      (done != nullptr ? ", ending " + std::string(event_kind_name(done->kind)) + ": " +
+                                                             done->result.value("error", std::string("?"))
+                                                       : std::string())));
   }
   if (slowed_by.empty()) return;
-  out.say("While it held the lock, " + earlier.process + "'s calls to the resource were slowed (" +
+  out.say("While it held the lock, " + earlier.process + "'s calls to the resource were held up (" +
               join_words(calls) + "): " + fault_clauses(slowed_by) + ".",
           TimeSpan{earlier.start_ns, later.start_ns});
   nlohmann::json starts = nlohmann::json::array();

@@ -17,11 +17,15 @@ std::string write_words(const nlohmann::json& w) {
 
 // Whose the key was at `at_ns`: its creator's, unless a later put took it over (a put keeps
 // the create revision); "nobody known" when the history does not say.
-std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int64_t at_ns) {
+// Also sets `revision` to the revision of the put that made it so.
+std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int64_t at_ns,
+                          std::int64_t& revision) {
   std::string owner = k.owner;
+  revision = k.create_revision;
   for (const std::int64_t i : k.rewrites) {
     const HistoryEvent* put = facts.event(i);
     if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
+    revision = put->args.value("revision", revision);
     const ChangeCause by = parse_change_cause(put->args.contains("cause") ? put->args["cause"] : nlohmann::json());
     if (!by.client.empty()) {
       owner = by.client;
@@ -44,9 +48,11 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
                                " the lock";
   if (!facts.truth().keys.empty()) {
     std::vector<std::string> owners;
-    for (const KeyLifetime* k : facts.keys_at(at_ns))
-      owners.push_back(current_owner(facts, *k, at_ns) + " (" + k->key +
-                       ", revision " + std::to_string(k->create_revision) + ")");
+    for (const KeyLifetime* k : facts.keys_at(at_ns)) {
+      std::int64_t revision = 0;
+      const std::string owner = current_owner(facts, *k, at_ns, revision);
+      owners.push_back(owner + " (" + k->key + ", revision " + std::to_string(revision) + ")");
+    }
     s += owners.empty() ? "; no lock key existed in etcd" : "; etcd held the lock key of " + join_words(owners);
   }
   return s + ".";

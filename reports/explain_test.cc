@@ -295,7 +295,7 @@ TEST_CASE("a holder kept in its critical section by a slow link to the resource:
   INFO(text);
   CHECK(x[0].cause.value("class", "") == "lease-expired");
   CHECK(x[0].cause["slowed_by"] == nlohmann::json::array({delay_event}));
-  CHECK(contains(text, "While it held the lock, client-0's calls to the resource were slowed (its write at 1.200 s "
+  CHECK(contains(text, "While it held the lock, client-0's calls to the resource were held up (its write at 1.200 s "
                        "took 2.510 s): messages from client-0 to resource were delayed by 2.500 s from 1.100 s to 2.000 s."));
 }
 
