@@ -92,6 +92,8 @@ ChangeCause parse_change_cause(const nlohmann::json& cause) {
   return c;
 }
 
+ChangeCause cause_of(const HistoryEvent& event) { return parse_change_cause(cause_field(event.args)); }
+
 const LeaseLifetime* LockTruth::find_lease(std::int64_t lease) const {
   auto it = lease_index.find(lease);
   return it == lease_index.end() ? nullptr : &leases[it->second];
@@ -186,7 +188,7 @@ LockTruth extract_lock_truth(const History& history) {
       if (creates) {
         if (live != live_key.end()) truth.keys[live->second].end_ns = e.true_ns;  // replaced
         KeyLifetime k;
-        k.created_by = parse_change_cause(cause_field(e.args));
+        k.created_by = cause_of(e);
         k.key = key;
         k.create_revision = create != 0 ? create : rev;
         k.lease = lease;
@@ -215,7 +217,7 @@ LockTruth extract_lock_truth(const History& history) {
       k.delete_event = e.index;
       k.delete_revision = int_field(e.args, "revision");
       k.deleted_by_lease_expiry = e.args.is_object() && e.args.value("lease_expired", false);
-      k.deleted_by = parse_change_cause(cause_field(e.args));
+      k.deleted_by = cause_of(e);
       leases.seen(k.lease, e.true_ns, k.owner);
       live_key.erase(live);
     } else if (e.op == "lease-expired") {
@@ -228,7 +230,7 @@ LockTruth extract_lock_truth(const History& history) {
       if (e.op == "lease-granted" && lease != 0) {
         LeaseLifetime& l = truth.leases[truth.lease_index[lease]];
         l.ttl_seconds = int_field(e.args, "ttl_seconds");
-        l.granted_to = parse_change_cause(cause_field(e.args)).client;
+        l.granted_to = cause_of(e).client;
         l.granted_ns = e.true_ns;
       }
     } else if (e.op == "leader-elected") {

@@ -51,6 +51,8 @@ struct ChangeCause {
   std::string renewed_by;                  // "keep-alive", "grant" or "leader-election"
 };
 ChangeCause parse_change_cause(const nlohmann::json& cause);
+// The cause an event's args name (args.cause), or an empty one.
+ChangeCause cause_of(const HistoryEvent& event);
 
 struct KeyLifetime {
   std::string key;

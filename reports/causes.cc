@@ -244,8 +244,8 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     const HistoryEvent* first_copy = nullptr;
     for (const auto& e : facts.history().events) {
       if (e.index >= key.delete_event) break;
-      if (e.kind != EventKind::truth || !e.args.is_object() || !e.args.contains("cause")) continue;
-      const ChangeCause c = parse_change_cause(e.args["cause"]);
+      if (e.kind != EventKind::truth) continue;
+      const ChangeCause c = cause_of(e);
       if (c.kind == "request" && c.client == by.client && c.call == by.call && e.true_ns < key.end_ns) {
         first_copy = &e;
         break;

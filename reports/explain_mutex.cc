@@ -57,9 +57,7 @@ const HistoryEvent* takeover(const RunFacts& facts, const KeyLifetime& key,
   for (const std::int64_t i : key.rewrites) {
     const HistoryEvent* put = facts.event(i);
     if (put == nullptr || put->true_ns > until_ns) continue;
-    const ChangeCause by = parse_change_cause(put->args.is_object() && put->args.contains("cause")
-                                                  ? put->args["cause"]
-                                                  : nlohmann::json());
+    const ChangeCause by = cause_of(*put);
     const std::string value = put->args.is_object() ? put->args.value("value", "") : "";
     if ((!by.client.empty() && by.client != holder) || (by.client.empty() && value != holder))
       return put;
@@ -107,6 +105,16 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
   out.cause["slowed_by"] = starts;
 }
 
+// `h` was told it held the lock although its own key was already gone: says so, then why the
+// key went (class grantee-key-gone, the key's loss under "lost").
+nlohmann::json wrong_grant(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
+  out.say(h.process + " was told it held the lock at " + format_seconds(h.start_ns) +
+              " although its own lock key " + key.key + " was already gone.",
+          TimeSpan{key.end_ns, h.start_ns});
+  nlohmann::json lost = explain_key_loss(facts, key, h.process, out);
+  return {{"class", "grantee-key-gone"}, {"process", h.process}, {"key", key.key}, {"lost", lost}};
+}
+
 // Walks back from the later grant to what removed the earlier holder's protection, or to the
 // later holder's own lost key, and says it. Returns the cause.
 nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, const Holding& later,
@@ -122,12 +130,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   const KeyLifetime* key = facts.key_of(earlier.process, rev, earlier.start_ns);
   if (key != nullptr && key->end_ns <= earlier.start_ns) {
     // Gone before the earlier holder was even told it held the lock: that grant was wrong.
-    out.say(earlier.process + " was told it held the lock at " + format_seconds(earlier.start_ns) +
-                " although its own lock key " + key->key + " was already gone.",
-            TimeSpan{key->end_ns, earlier.start_ns});
-    nlohmann::json lost = explain_key_loss(facts, *key, earlier.process, out);
-    return {{"class", "grantee-key-gone"}, {"process", earlier.process}, {"key", key->key},
-            {"lost", lost}};
+    return wrong_grant(facts, earlier, *key, out);
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
@@ -142,7 +145,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr) {
     if (const HistoryEvent* put = takeover(facts, *key, earlier.process, grant_ns)) {
-      const ChangeCause by = parse_change_cause(put->args["cause"]);
+      const ChangeCause by = cause_of(*put);
       std::string s = earlier.process + "'s lock key " + key->key + " was overwritten at " +
                       format_seconds(put->true_ns) + " by " +
                       (by.kind == "request" ? request_words(by)
@@ -171,14 +174,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   // The earlier holder's key stood: was the later one's own key gone?
   const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
   const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
-  if (later_key != nullptr && later_key->end_ns <= grant_ns) {
-    out.say(later.process + " was told it held the lock at " + format_seconds(grant_ns) +
-                " although its own lock key " + later_key->key + " was already gone.",
-            TimeSpan{later_key->end_ns, grant_ns});
-    nlohmann::json lost = explain_key_loss(facts, *later_key, later.process, out);
-    return {{"class", "grantee-key-gone"}, {"process", later.process}, {"key", later_key->key},
-            {"lost", lost}};
-  }
+  if (later_key != nullptr && later_key->end_ns <= grant_ns) return wrong_grant(facts, later, *later_key, out);
   if (key != nullptr) {
     const std::string modes = mode_of(facts, earlier) == mode_of(facts, later) || mode_of(facts, earlier).empty()
                                   ? std::string()

@@ -26,7 +26,7 @@ std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int6
     const HistoryEvent* put = facts.event(i);
     if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
     revision = put->args.value("revision", revision);
-    const ChangeCause by = parse_change_cause(put->args.contains("cause") ? put->args["cause"] : nlohmann::json());
+    const ChangeCause by = cause_of(*put);
     if (!by.client.empty()) {
       owner = by.client;
     } else {
