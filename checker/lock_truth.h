@@ -116,7 +116,8 @@ LockTruth extract_lock_truth(const History& history);
 // Whether the mutex check's witness (its earlier and later holdings) shows the earlier holder's
 // lock key deleted with its lease, by a lessor revoke that committed, before the later grant:
 // the earlier holder outlived its lease, the one overlap no lease-based lock can prevent.
-// False when the history records no such expiry (a real cluster records none).
+// False when the history records no such expiry (a real cluster records none), and when the
+// revoke came from a leader deposed before it committed (etcd 3.4.23's issue 15247).
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
                                 const nlohmann::json& mutex_witness);
 

@@ -16,15 +16,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # algorithm  check  cause-class  fault-named (kind:target, or -)  request-named (kind:client, or -)
 expected='
 naive-get-put     mutex    key-overwritten         -                  put:client-1
-txn-try-lock      mutex    lease-expired           pause:client-0     -
-txn-retry-lock    mutex    lease-expired           lease-drop:client-1 -
-reentrant         mutex    lease-expired           pause:client-0     -
+txn-try-lock      mutex    lease-expired           partition:member-2 -
+txn-retry-lock    mutex    grantee-key-gone        -                  -
+reentrant         mutex    grantee-key-gone        -                  -
 rw-lock           mutex    granted-while-key-held  -                  -
-prefix-watch-lock mutex    granted-while-key-held  -                  -
-zk-recipe         mutex    lease-expired           pause:client-1     -
-etcd-mutex-3.4    mutex    lease-expired           lease-drop:client-1 -
-etcd-mutex        mutex    lease-expired           pause:client-1     -
-setnx-no-ttl      liveness release-lost            partition:member-0 -
+prefix-watch-lock mutex    grantee-key-gone        -                  -
+zk-recipe         mutex    lease-expired           lease-drop:client-0 -
+etcd-mutex-3.4    mutex    lease-expired           pause:client-1     -
+etcd-mutex        mutex    lease-expired           pause:client-0     -
+setnx-no-ttl      liveness unknown-holder-key      -                  txn:client-0
 '
 checked=0
 while read -r algorithm check class fault request; do

@@ -87,6 +87,11 @@ class Fields {
     return path_.empty() ? key : path_ + "." + key;
   }
   bool has(const std::string& key) const { return j_.contains(key); }
+  // Whether an optional field is there; either way it is one of the fields this object knows.
+  bool has_optional(const std::string& key) {
+    seen_.insert(key);
+    return j_.contains(key);
+  }
 
   const nlohmann::json& get(const std::string& key, const std::string& expected) {
     seen_.insert(key);
@@ -196,6 +201,12 @@ std::optional<std::string> unescape_lock_name(const std::string& text) {
 }
 
 void parse_etcd(Fields f, sim::EtcdConfig& e) {
+  // Optional: files written before releases differed are etcd 3.4.23's, the default.
+  if (f.has_optional("version")) {
+    const std::string version = f.string("version");
+    if (!sim::parse_etcd_version(version, e.version))
+      throw BadField{f.path_of("version"), "expected \"3.4.23\" or \"3.5.13\""};
+  }
   e.members = static_cast<int>(f.integer("members", 1, 5));
   if (e.members != 1 && e.members != 3 && e.members != 5)
     throw BadField{f.path_of("members"), "expected 1, 3 or 5"};
@@ -424,7 +435,8 @@ ojson scenario_ordered(const Scenario& s) {
   for (const auto& [name, value] : c.algorithm_options) options[name] = value;
   j["algorithm"] = {{"name", c.algorithm}, {"options", options}};
   j["lock_name"] = escape_bytes(c.lock_name);
-  j["etcd"] = {{"members", c.etcd.members},
+  j["etcd"] = {{"version", sim::etcd_version_name(c.etcd.version)},
+               {"members", c.etcd.members},
                {"heartbeat_interval_ms", ms(c.etcd.heartbeat_interval)},
                {"election_timeout_ms", ms(c.etcd.election_timeout)},
                {"min_lease_ttl_seconds", c.etcd.min_lease_ttl_seconds},
@@ -501,6 +513,7 @@ std::string run_config_difference(const RunConfig& a, const RunConfig& b) {
       {"algorithm.name", a.algorithm == b.algorithm},
       {"algorithm.options", a.algorithm_options == b.algorithm_options},
       {"lock_name", a.lock_name == b.lock_name},
+      {"etcd.version", ea.version == eb.version},
       {"etcd.members", ea.members == eb.members},
       {"etcd.heartbeat_interval_ms", ea.heartbeat_interval == eb.heartbeat_interval},
       {"etcd.election_timeout_ms", ea.election_timeout == eb.election_timeout},

@@ -45,6 +45,7 @@ RunConfig unusual_config() {
   RunConfig c = expanded("txn-try-lock", 0xfedcba9876543210ULL, "all");
   c.algorithm_options["lease_ttl_seconds"] = 3;
   c.lock_name = std::string("/locks/\x01odd\\name\xff", 17);
+  c.etcd.version = sim::EtcdVersion::v3_5_13;
   c.etcd.members = 5;
   c.etcd.heartbeat_interval = milliseconds(50);
   c.etcd.election_timeout = milliseconds(700);
@@ -148,7 +149,9 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
        "scenario.json: etcd.colour: unknown field (expected one of: cluster_id, "
        "election_timeout_ms, heartbeat_interval_ms, lease_check_interval_ms, "
        "lease_revoke_delay_ms, max_txn_ops, members, min_lease_ttl_seconds, "
-       "server_request_timeout_ms)"},
+       "server_request_timeout_ms, version)"},
+      {[](J& j) { j["etcd"]["version"] = "3.4.22"; },
+       "scenario.json: etcd.version: expected \"3.4.23\" or \"3.5.13\""},
       {[](J& j) { j["algorithm"]["name"] = "nope"; },
        "scenario.json: algorithm.name: unknown algorithm \"nope\""},
       {[](J& j) { j["algorithm"]["options"]["ttl"] = 5; },
@@ -217,6 +220,15 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
     CHECK(err.find('\n') == std::string::npos);
   }
   REQUIRE(error_after([](J&) {}) == "");
+}
+
+TEST_CASE("a scenario without etcd.version is etcd 3.4.23's") {
+  nlohmann::json j = valid_json();
+  j["etcd"].erase("version");
+  RunConfig out;
+  REQUIRE(run_config_from_json(j, "scenario.json", out) == "");
+  REQUIRE(out.etcd.version == sim::EtcdVersion::v3_4_23);
+  REQUIRE(run_config_to_json(out)["etcd"]["version"] == "3.4.23");
 }
 
 TEST_CASE("a scenario written before extend_load_for_liveness existed extends its load") {

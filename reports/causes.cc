@@ -18,6 +18,33 @@ bool is_member(const std::string& process) { return process.rfind("member-", 0) 
 bool can_stop_renewal(const FaultBand& f, const std::string& client,
                       const std::set<std::string>& members) {
   if (f.kind == "duplicate" || f.kind == "reorder" || f.processes.empty()) return false;
+  const auto ours = [&](const std::string& p) { return p == client || members.count(p) > 0; };
+  if (f.args.contains("from") || f.args.contains("to")) {
+    // A link fault counts when one of its links joins the client and a member it called, or
+    // two such members; one also cutting other clients off (a member isolated from
+    // everyone) counts as well.
+    const auto list = [&](const char* field) {
+      std::vector<std::string> out;
+      if (f.args.contains(field) && f.args[field].is_array())
+        for (const auto& x : f.args[field])
+          if (x.is_string()) out.push_back(x.get<std::string>());
+      return out;
+    };
+    // An empty side is any process: ours stand for it.
+    std::vector<std::string> any(members.begin(), members.end());
+    any.push_back(client);
+    auto from = list("from"), to = list("to");
+    if (from.empty()) from = any;
+    if (to.empty()) to = any;
+    const bool symmetric = f.args.value("symmetric", true);
+    const auto joins = [&](const std::string& a, const std::string& b) {
+      return ours(a) && ours(b) && (a == client || b == client || (is_member(a) && is_member(b)));
+    };
+    for (const auto& a : from)
+      for (const auto& b : to)
+        if (joins(a, b) || (symmetric && joins(b, a))) return true;
+    return false;
+  }
   bool names_ours = false;
   for (const auto& p : f.processes) {
     if (p == client || members.count(p)) {
@@ -113,6 +140,18 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
          " and found it expired at " + format_seconds(to_ns);
   }
   story.say(s + ".", TimeSpan{from_ns, expired_ns});
+  // A lessor deposed before its revoke committed: etcd 3.4.23 forwards the revoke to the new
+  // leader, which commits it (etcd issue 15247).
+  for (const LeaderTerm& t : facts.truth().leaders) {
+    if (x.term == 0 || t.term <= x.term || t.start_ns > expired_ns) continue;
+    story.say("By then " + leader + " no longer led: " + t.member + " had been elected in term " +
+                  std::to_string(t.term) + " at " + format_seconds(t.start_ns) + ". " + leader +
+                  "'s revoke went to the new leader and committed, as etcd 3.4.23 lets a " +
+                  "deposed leader's lessor do (etcd issue 15247).",
+              TimeSpan{t.start_ns, expired_ns});
+    cause["deposed_leader"] = true;
+    break;
+  }
   // Had the client itself given the lease up (a revoke it sent)?
   for (const CallRecord* c : facts.calls_of(client, 0, expired_ns, "lease_revoke")) {
     if (c->lease != lease.lease) continue;
@@ -185,11 +224,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     }
     if (end < due_ns) continue;
     if (!can_stop_renewal(f, client, members)) continue;
-    // A link fault during which this client's keep-alives were answered stopped nothing.
+    // A link fault during which this client's keep-alives were answered in time (before the
+    // lessor found the lease expired) stopped nothing. One answered later may have been held
+    // by the fault: a cut link holds its messages until it heals, as TCP does.
     bool answered_through = false;
     if (f.kind != "pause" && f.kind != "crash")
       for (const CallRecord* c : keep_alives)
-        if (c->lease == lease.lease && c->outcome == "ok" && c->sent_ns >= f.start_ns && c->sent_ns <= end)
+        if (c->lease == lease.lease && c->outcome == "ok" && c->end_ns <= to_ns &&
+            c->sent_ns >= f.start_ns && c->sent_ns <= end)
           answered_through = true;
     if (!answered_through) faults.push_back(&f);
   }

@@ -134,7 +134,10 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
-    if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false)) {
+    // Not the limit of leases when the holder gave its lease up itself, or when a deposed
+    // leader revoked a lease the new leader kept alive (etcd's bug).
+    if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
+        !cause.value("deposed_leader", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +
               " still believed it held the lock after etcd had expired its lease and given "
               "the lock to " + later.process + "; only fencing at the protected resource makes "

@@ -22,6 +22,7 @@ struct ExpectedCause {
   std::string process;      // cause["process"]: who lost its protection (or holds the key)
   std::string fault;        // "kind target": a fault named as a cause ("" when none must be)
   std::string request;      // cause["request"]["request"] ("" when no request is responsible)
+  bool deposed_leader = false;  // the lease's revoke came from a deposed leader (etcd 15247)
 };
 
 // What each violated scenario really shows, checked by hand against its history.
@@ -31,6 +32,10 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
       // etcd-mutex-3.4 granted it without looking at its key again (etcd issue 11456).
       {"etcd-mutex-3.4-waiter-lease-expired-while-waiting",
        {"mutex", "grantee-key-gone", "client-2", "lease-drop client-2", ""}},
+      // No client fault: member-2, the leader, was paused and deposed; on resume its lessor
+      // revoked client-1's lease, which the new leader had kept alive (etcd issue 15247).
+      {"etcd-mutex-deposed-leader-revokes-held-lease",
+       {"mutex", "lease-expired", "client-1", "pause member-2", "", true}},
       {"etcd-mutex-holder-paused-between-read-and-write",
        {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"etcd-mutex-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
@@ -105,6 +110,7 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
     // A lease named as the cause is the one the history shows expiring, by a revoke that
     // committed.
     const nlohmann::json& lease_cause = x->cause.contains("lost") ? x->cause["lost"] : x->cause;
+    CHECK(lease_cause.value("deposed_leader", false) == want.deposed_leader);
     if (lease_cause.value("class", "") == "lease-expired") {
       bool committed = false;
       for (const auto& e : outcome.result.history.events)

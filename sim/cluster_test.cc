@@ -20,13 +20,15 @@ struct Rig {
   SimNode node;
 
   explicit Rig(int members, std::uint64_t seed = 1)
-      : world(seed),
-        network(world, world.rng_for("net")),
-        cluster(world, network, [members] {
+      : Rig([members] {
           EtcdConfig c;
           c.members = members;
           return c;
-        }()),
+        }(), seed) {}
+  Rig(EtcdConfig config, std::uint64_t seed)
+      : world(seed),
+        network(world, world.rng_for("net")),
+        cluster(world, network, config),
         client_pid(world.add_process("client-0")),
         kv(world, cluster, client_pid, SimClientOptions{}),
         node(world, client_pid, kv, world.rng_for("client")) {
@@ -286,6 +288,178 @@ TEST_CASE("a restarted member keeps its data") {
     *done = true;
   });
   REQUIRE(value == "yes");
+}
+
+// A client of its own on `member`, with `timeout_ms` per call, whose one put of `key` the
+// test starts at once.
+struct PutProbe {
+  SimKvClient kv;
+  SimNode node;
+  bool finished = false;
+  std::string outcome;
+  SpawnHandle task;
+
+  PutProbe(Rig& rig, const char* name, int member, Duration timeout, std::string key)
+      : kv(rig.world, rig.cluster, rig.world.add_process(name), SimClientOptions{member, timeout}),
+        node(rig.world, rig.world.process_count() - 1, kv, rig.world.rng_for(name)) {
+    task = node.spawn(put(std::move(key)), "put");
+  }
+  Task<void> put(std::string key) {
+    PutRequest p;
+    p.key = std::move(key);
+    p.value = "v";
+    auto r = co_await node.kv().put(p);
+    outcome = r.ok() ? std::string("ok") : error_code_name(r.error().code);
+    finished = true;
+  }
+};
+
+bool key_exists(Rig& rig, int member, const std::string& key) {
+  RangeRequest get;
+  get.key = key;
+  auto r = rig.cluster.member(member).store().range(get);
+  return r.ok() && !r.value().kvs.empty();
+}
+
+TEST_CASE("a cut of 100 ms between a client and its member loses no request: TCP holds it") {
+  Rig rig(3, 21);
+  const int member = rig.cluster.leader();
+  const ProcessId member_pid = rig.cluster.member(member).pid();
+  LinkRule cut;
+  cut.blocked = true;
+  cut.to = {member_pid};
+  const auto rule = rig.network.add_rule(cut);
+  PutProbe probe(rig, "client-1", member, seconds(5), "held");
+  rig.world.run_until(rig.world.now() + milliseconds(100));
+  REQUIRE_FALSE(probe.finished);
+  rig.network.remove_rule(rule);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  REQUIRE(probe.finished);
+  REQUIRE(probe.outcome == "ok");
+  REQUIRE(key_exists(rig, member, "held"));
+}
+
+TEST_CASE("a paused member never runs a request whose cancellation came with it") {
+  // The client's deadline passes while the member is paused: gRPC's cancellation follows the
+  // request on the connection, and the member reads both when it resumes.
+  Rig rig(3, 22);
+  const int member = (rig.cluster.leader() + 1) % 3;  // a follower: it would forward the put
+  const ProcessId member_pid = rig.cluster.member(member).pid();
+  rig.world.pause(member_pid);
+  PutProbe probe(rig, "client-1", member, seconds(1), "cancelled");
+  rig.world.run_until(rig.world.now() + seconds(3));
+  REQUIRE(probe.finished);
+  REQUIRE(probe.outcome == "timeout");
+  rig.world.resume(member_pid);
+  rig.world.run_until(rig.world.now() + seconds(3));
+  for (int i = 0; i < 3; ++i) REQUIRE_FALSE(key_exists(rig, i, "cancelled"));
+}
+
+TEST_CASE("a request proposed before its cancellation came may still commit") {
+  Rig rig(3, 23);
+  const int leader = rig.cluster.leader();
+  std::vector<ProcessId> followers;
+  for (int i = 0; i < 3; ++i)
+    if (i != leader) followers.push_back(rig.cluster.member(i).pid());
+  // The followers stop for less than an election timeout: the leader keeps leading, and the
+  // entry it proposed waits for them.
+  for (const ProcessId f : followers) rig.world.pause(f);
+  PutProbe probe(rig, "client-1", leader, milliseconds(200), "proposed");
+  rig.world.run_until(rig.world.now() + milliseconds(500));
+  REQUIRE(probe.finished);
+  REQUIRE(probe.outcome == "timeout");
+  REQUIRE_FALSE(key_exists(rig, leader, "proposed"));
+  for (const ProcessId f : followers) rig.world.resume(f);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  REQUIRE(rig.cluster.leader() == leader);
+  REQUIRE(key_exists(rig, leader, "proposed"));
+}
+
+// Grants a lease of `ttl_seconds` and puts `key` under it; then, when `keep_alive`, renews
+// the lease every second for ever.
+Task<void> leased_key(SimNode* n, std::int64_t ttl_seconds, std::string key, bool keep_alive,
+                      LeaseId* lease) {
+  LeaseGrantRequest grant;
+  grant.ttl_seconds = ttl_seconds;
+  auto g = co_await n->kv().lease_grant(grant);
+  REQUIRE(g.ok());
+  *lease = g.value().id;
+  PutRequest put;
+  put.key = std::move(key);
+  put.lease = *lease;
+  auto p = co_await n->kv().put(put);
+  REQUIRE(p.ok());
+  while (keep_alive) {
+    co_await n->sleep_for(seconds(1));
+    LeaseKeepAliveRequest ka;
+    ka.id = *lease;
+    (void)co_await n->kv().lease_keep_alive(ka);
+  }
+}
+
+// etcd issue 15247: a leader paused past a lease's TTL, deposed meanwhile, finds on resume
+// that the lease expired (it missed the renewals the new leader answered) and revokes it.
+bool deposed_leader_revokes_live_lease(EtcdVersion version) {
+  EtcdConfig config;
+  config.members = 3;
+  config.version = version;
+  Rig rig(config, 31);
+  const int leader = rig.cluster.leader();
+  REQUIRE(leader >= 0);
+  // The client talks to a follower, which forwards its keep-alives to whoever leads.
+  SimKvClient kv(rig.world, rig.cluster, rig.world.add_process("client-1"),
+                 SimClientOptions{(leader + 1) % 3, seconds(2)});
+  SimNode node(rig.world, rig.world.process_count() - 1, kv, rig.world.rng_for("client-1"));
+  LeaseId lease = 0;
+  auto task = node.spawn(leased_key(&node, 3, "kept", true, &lease), "keeper");
+  rig.world.run_until(rig.world.now() + seconds(1));
+  REQUIRE(lease != 0);
+  const ProcessId leader_pid = rig.cluster.member(leader).pid();
+  rig.world.pause(leader_pid);
+  rig.world.run_until(rig.world.now() + seconds(8));
+  REQUIRE(rig.cluster.leader() != leader);
+  const int new_leader = rig.cluster.leader();
+  REQUIRE(key_exists(rig, new_leader, "kept"));  // kept alive through the new leader
+  rig.world.resume(leader_pid);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  return key_exists(rig, rig.cluster.leader(), "kept");
+}
+
+TEST_CASE("etcd 3.4.23: a leader deposed while paused revokes a lease the new leader kept alive") {
+  REQUIRE_FALSE(deposed_leader_revokes_live_lease(EtcdVersion::v3_4_23));
+}
+
+TEST_CASE("etcd 3.5.13: a deposed leader checks its leadership and revokes nothing") {
+  REQUIRE(deposed_leader_revokes_live_lease(EtcdVersion::v3_5_13));
+}
+
+TEST_CASE("a keep-alive of an expired lease waits for its revoke, then hears the lease is gone") {
+  EtcdConfig config;
+  config.members = 1;
+  config.lease_revoke_delay = seconds(3);  // the revoke comes well after the expiry
+  Rig rig(config, 32);
+  LeaseId lease = 0;
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    co_await leased_key(n, 2, "leased", false, &lease);
+    *done = true;
+  });
+  const TrueTime granted_at = rig.world.now();
+  rig.world.run_until(granted_at + milliseconds(2700));  // expired, found, not yet revoked
+  REQUIRE(key_exists(rig, 0, "leased"));
+  std::int64_t ttl = -1;
+  TrueTime answered_at{};
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    LeaseKeepAliveRequest ka;
+    ka.id = lease;
+    auto r = co_await n->kv().lease_keep_alive(ka);
+    REQUIRE(r.ok());
+    ttl = r.value().ttl_seconds;
+    answered_at = rig.world.now();
+    *done = true;
+  });
+  REQUIRE(ttl == 0);
+  REQUIRE_FALSE(key_exists(rig, 0, "leased"));
+  REQUIRE(answered_at >= granted_at + seconds(4));  // held until the revoke was applied
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // DeadlineTimer: one action of a process, due at a deadline that mostly moves later.
 //
 // Contract:
-//   - arm_at(at) makes the action due at true time `at` (now if earlier), replacing the
-//     deadline of an earlier arming; disarm() withdraws it. An armed action runs once, as an
+//   - arm_at_local(t) makes the action due when the owner's monotonic clock reads `t` (now if
+//     it does already), replacing the deadline of an earlier arming; disarm() withdraws it.
+//     The deadline is on the owner's clock: a later change of the clock's rate or a jump
+//     moves it (World::set_monotonic_rate). An armed action runs once, as an
 //     event of the owner (so a pause holds it and a crash drops it, as any event of the owner),
 //     at its deadline, and is then disarmed.
 //   - Moving an armed deadline later queues nothing: the event already queued for the earlier
@@ -34,34 +36,36 @@ class DeadlineTimer {
   DeadlineTimer(const DeadlineTimer&) = delete;
   DeadlineTimer& operator=(const DeadlineTimer&) = delete;
 
-  void arm_at(TrueTime at);
-  // Due after `local_delay` on the owner's monotonic clock (converted to true time now).
+  void arm_at_local(Duration local_deadline);
+  // Due at true time `at`, as the owner's clock reads it now.
+  void arm_at(TrueTime at) { arm_at_local(world_.process(owner_).monotonic.local_at(at)); }
+  // Due after `local_delay` on the owner's monotonic clock.
   void arm_after_local(Duration local_delay) {
-    arm_at(world_.now() + world_.process(owner_).monotonic.true_duration_for(local_delay));
+    arm_at_local(world_.local_monotonic(owner_) + local_delay);
   }
-  // Due at `at` unless already armed for an earlier deadline: for a timer that serves the
-  // earliest of several deadlines.
-  void arm_no_later_than(TrueTime at) {
-    if (!armed_ || at < deadline_) arm_at(at);
+  // Due at `local_deadline` unless already armed for an earlier one: for a timer that serves
+  // the earliest of several deadlines.
+  void arm_no_later_than_local(Duration local_deadline) {
+    if (!armed_ || local_deadline < deadline_) arm_at_local(local_deadline);
   }
   void disarm() { armed_ = false; }  // a queued event finds nothing to do
   bool armed() const { return armed_; }
-  TrueTime deadline() const { return deadline_; }
+  Duration deadline() const { return deadline_; }  // on the owner's monotonic clock
 
  private:
-  void queue(TrueTime at);
+  void queue(Duration local_due);
   void on_event();
 
   World& world_;
   const ProcessId owner_;
   std::function<void()> action_;
   bool armed_ = false;
-  TrueTime deadline_{};
-  // The queued event, if any: when it comes due, and the owner's incarnation it was queued in
-  // (a crash drops it without telling the timer).
+  Duration deadline_{0};
+  // The queued event, if any: the owner's clock reading it comes due at, and the owner's
+  // incarnation it was queued in (a crash drops it without telling the timer).
   bool queued_ = false;
   World::EventId event_;
-  TrueTime event_at_{};
+  Duration event_due_{0};
   std::uint64_t event_incarnation_ = 0;
 };
 

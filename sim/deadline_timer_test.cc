@@ -52,7 +52,7 @@ TEST_CASE("deadline timer: disarmed it runs nothing - re-armed it runs at the ne
   REQUIRE(ran.empty());
   timer.arm_at(at_ms(250));
   REQUIRE(timer.armed());
-  REQUIRE(timer.deadline() == at_ms(250));
+  REQUIRE(timer.deadline() == milliseconds(250));
   w.run_until(at_ms(260));
   REQUIRE(ran == std::vector<TrueTime>{at_ms(250)});
 }
@@ -107,6 +107,17 @@ TEST_CASE("deadline timer: a deadline on the owner's clock follows the owner's r
   timer.arm_after_local(milliseconds(100));
   w.run_until(at_ms(1000));
   REQUIRE(ran == std::vector<TrueTime>{at_ms(50)});
+}
+
+TEST_CASE("deadline timer: a rate change after arming moves the deadline, as a real timer's") {
+  TimerWorld t;
+  auto& [w, p, ran, timer] = t;
+  timer.arm_after_local(milliseconds(100));
+  // At 40 ms the clock slows to half speed: the 60 ms left on it take 120 ms.
+  w.schedule_at(at_ms(40), kWorldProcess,
+                [&w, pid = p] { w.set_monotonic_rate(pid, ProcessClock::kNominalRatePpm / 2); });
+  w.run_until(at_ms(1000));
+  REQUIRE(ran == std::vector<TrueTime>{at_ms(160)});
 }
 
 }  // namespace

@@ -17,6 +17,20 @@ EtcdCluster::EtcdCluster(World& world, Network& network, EtcdConfig config)
     world_.set_crash_hook(pid, [m] { m->on_crash(); });
     world_.set_restart_hook(pid, [m] { m->start(); });
   }
+  // etcd's raft transport reads each peer stream with a 5 s timeout (rafthttp's
+  // ConnReadTimeout): a cut longer than that kills the connection and what it held.
+  for (int a = 0; a < config_.members; ++a)
+    for (int b = a + 1; b < config_.members; ++b)
+      network_.set_connection_timeout(member(a).pid(), member(b).pid(), kRaftConnReadTimeout);
+  // A client's connection to a member that TCP gave up on fails its calls, as a reset would.
+  network_.set_reset_handler([this](ProcessId from, ProcessId to) {
+    for (const auto& m : members_) {
+      const ProcessId client = m->pid() == from ? to : m->pid() == to ? from : -1;
+      if (client < 0) continue;
+      if (auto it = stream_break_sinks_.find(client); it != stream_break_sinks_.end())
+        world_.post(client, [sink = it->second, index = m->index()] { sink(index); });
+    }
+  });
   for (auto& m : members_) m->start();
 }
 

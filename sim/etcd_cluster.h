@@ -18,6 +18,9 @@
 
 namespace lockstep::sim {
 
+// etcd's raft transport (rafthttp) reads every peer connection with this timeout.
+constexpr Duration kRaftConnReadTimeout = seconds(5);
+
 class EtcdCluster {
  public:
   EtcdCluster(World& world, Network& network, EtcdConfig config);
@@ -40,6 +43,12 @@ class EtcdCluster {
   template <typename Fn>
   void send_reply(int member_index, ProcessId client, Fn&& deliver) {
     network_.send(member(member_index).pid(), client, std::forward<Fn>(deliver));
+  }
+
+  // The same for a message of a watch stream (kept in the stream's order).
+  template <typename Fn>
+  void send_stream_reply(int member_index, ProcessId client, Fn&& deliver) {
+    network_.send_in_stream(member(member_index).pid(), client, std::forward<Fn>(deliver));
   }
 
   // Member-to-member messages.

@@ -2,12 +2,29 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "kv/time.h"
 
 namespace lockstep::sim {
 
+// The etcd release whose behaviour the simulated members follow where releases differ.
+enum class EtcdVersion {
+  // Debian's etcd-server. Its lessor revokes without checking leadership: a leader that
+  // stalled and was deposed still revokes the leases whose renewals it missed (etcd issue
+  // 15247).
+  v3_4_23,
+  // A release with the fix (3.5.13, and 3.4.31): the lessor confirms it leads before it
+  // revokes.
+  v3_5_13,
+};
+// "3.4.23" or "3.5.13".
+const char* etcd_version_name(EtcdVersion version);
+// Parses a name of etcd_version_name(); false when unknown.
+bool parse_etcd_version(const std::string& name, EtcdVersion& out);
+
 struct EtcdConfig {
+  EtcdVersion version = EtcdVersion::v3_4_23;
   int members = 1;
   Duration heartbeat_interval = milliseconds(100);
   Duration election_timeout = milliseconds(1000);

@@ -89,12 +89,14 @@ void EtcdMember::start() {
 
 void EtcdMember::on_crash() {
   role_ = MemberRole::follower;
+  lessor_primary_ = false;
+  held_lease_calls_.clear();
   renewals_.clear();
   leader_ = -1;
   votes_.clear();
   next_index_.clear();
   match_index_.clear();
-  last_ack_local_.clear();
+  recent_active_.clear();
   probing_.clear();
   commit_sent_.clear();
   append_sent_local_.clear();
@@ -108,6 +110,7 @@ void EtcdMember::on_crash() {
   read_round_timer_.disarm();
   pending_.clear();
   waiting_ids_.clear();
+  start_queued_ = false;
   request_deadline_timer_.disarm();
   watchers_.clear();
   election_timer_.disarm();
@@ -141,6 +144,8 @@ void EtcdMember::become_follower(std::uint64_t term, int leader) {
   role_ = MemberRole::follower;
   leader_ = leader;
   if (was_leader) {
+    lessor_primary_ = false;  // etcd's lessor Demote
+    release_held_lease_calls();  // answered "no leader": their members ask the new one
     ++heartbeat_generation_;
     leader_reads_.clear();
     deferred_read_requests_.clear();
@@ -181,16 +186,16 @@ void EtcdMember::become_leader() {
   const auto members = static_cast<std::size_t>(cluster_.size());
   next_index_.assign(members, last_log_index() + 1);
   match_index_.assign(members, 0);
-  last_ack_local_.assign(members, now_local);
+  recent_active_.assign(members, 0);
+  quorum_check_ticks_ = 0;
   probing_.assign(members, 1);
   commit_sent_.assign(members, 0);
   append_sent_local_.assign(members, now_local);
   acked_seq_.assign(members, 0);
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
-  // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
-  store_.extend_all_leases(MonoTime(now_local), cluster_.config().election_timeout);
-  renewals_.clear();
-  leader_since_ns_ = cluster_.world().now().time_since_epoch().count();
+  // The lessor is promoted only when this leader applies the first entry of its term (see
+  // promote_lessor); until then it neither renews nor expires leases.
+  lessor_primary_ = false;
   cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-elected",
                                 {{"term", term_}, {"member", index_}});
   // An empty entry of the new term lets the leader commit what earlier terms left behind
@@ -201,7 +206,6 @@ void EtcdMember::become_leader() {
   log_.push_back(SharedLogEntry(std::move(noop)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   schedule_heartbeat();
-  schedule_lease_scan();
   for (int peer = 0; peer < cluster_.size(); ++peer)
     if (peer != index_) send_append(peer);  // probes: where does each log agree with ours?
   advance_commit();
@@ -213,15 +217,23 @@ void EtcdMember::schedule_heartbeat() {
   cluster_.world().schedule_after_local(cluster_.config().heartbeat_interval, pid_,
                                         [this, generation] {
     if (generation != heartbeat_generation_ || role_ != MemberRole::leader) return;
-    // Check-quorum: a leader that has not heard from a majority within an election timeout
-    // steps down, so a minority leader stops serving.
-    const Duration now_local = cluster_.world().local_monotonic(pid_);
+    // Check-quorum, as raft counts it: every election timeout's worth of heartbeat ticks, a
+    // leader that heard from no majority since the last check steps down (so a cut-off
+    // leader steps down after one to two election timeouts). Ticks, not time: a leader that
+    // was paused gets one tick on resume, and reads what came meanwhile before its next check.
+    const std::int64_t election_ticks =
+        std::max<std::int64_t>(1, cluster_.config().election_timeout / cluster_.config().heartbeat_interval);
     int recent = 1;
-    for (std::size_t peer = 0; peer < last_ack_local_.size(); ++peer) {
-      const bool self = peer == static_cast<std::size_t>(index_);
-      if (!self && now_local - last_ack_local_[peer] <= cluster_.config().election_timeout) ++recent;
+    bool check = false;
+    if (++quorum_check_ticks_ >= election_ticks) {
+      check = true;
+      quorum_check_ticks_ = 0;
+      for (std::size_t peer = 0; peer < recent_active_.size(); ++peer) {
+        if (peer != static_cast<std::size_t>(index_) && recent_active_[peer]) ++recent;
+        recent_active_[peer] = 0;
+      }
     }
-    if (recent < quorum()) {
+    if (check && recent < quorum()) {
       cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
                                     {{"term", term_}, {"member", index_}});
       become_follower(term_, -1);
@@ -377,7 +389,7 @@ void EtcdMember::on_append(const Append& m) {
 void EtcdMember::on_append_reply(const AppendReply& m) {
   if (!leads_term_of_reply(m.term)) return;
   const auto from = static_cast<std::size_t>(m.from);
-  last_ack_local_[from] = cluster_.world().local_monotonic(pid_);
+  recent_active_[from] = 1;
   // Duplicated or reordered replies must not multiply the traffic: a success only sends what
   // flow control allows, and a rejection that no longer matches what was sent is ignored.
   if (m.success) {
@@ -420,7 +432,7 @@ void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
   if (!leads_term_of_reply(m.term)) return;
   const auto from = static_cast<std::size_t>(m.from);
   const Duration now_local = cluster_.world().local_monotonic(pid_);
-  last_ack_local_[from] = now_local;
+  recent_active_[from] = 1;
   // A follower still behind a heartbeat interval after its last append lost that append (or
   // its reply): probe again from what it acknowledged.
   if (match_index_[from] < last_log_index() &&
@@ -491,6 +503,7 @@ void EtcdMember::apply_committed() {
   while (applied_index_ < commit_index_) {
     const SharedLogEntry entry = log_entry(applied_index_ + 1);  // held: applying may change log_
     ++applied_index_;
+    if (role_ == MemberRole::leader && !lessor_primary_ && entry->term == term_) promote_lessor();
     const bool answers_client = entry->origin_member == index_ && entry->origin_request != 0;
     std::optional<Result<ClientResponse>> result;
     const bool wants_result = answers_client || cluster_.records_truth_of(applied_index_);
@@ -530,6 +543,8 @@ void EtcdMember::apply_entry(const LogEntry& entry,
                    revoking_.erase(r.id);
                    renewals_.erase(r.id);
                    answer(store_.lease_revoke(r.id, events));
+                   // Keep-alives of the lease waited for its revoke: they learn it is gone.
+                   if (!held_lease_calls_.empty()) release_held_lease_calls();
                  },
              },
              entry.op);
@@ -542,10 +557,16 @@ void EtcdMember::apply_entry(const LogEntry& entry,
 
 void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
   const std::uint64_t id = next_request_id_++;
-  const TrueTime deadline = cluster_.world().now() + cluster_.config().server_request_timeout;
+  // On this member's clock, as etcd's request context times out on the server's own clock.
+  const Duration deadline =
+      cluster_.world().local_monotonic(pid_) + cluster_.config().server_request_timeout;
   ClientRequest& request = *boxed;
   if (auto* w = std::get_if<WatchCreateRequest>(&request)) {
     create_watch(route, std::move(*w));
+    return;
+  }
+  if (std::holds_alternative<CallCancel>(request)) {
+    cancel_call(route);
     return;
   }
   if (auto* c = std::get_if<WatchCancelRequest>(&request)) {
@@ -570,8 +591,29 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
   assert((pending_.empty() || pending_.back().first < id) && "request ids only grow");
   pending_.emplace_back(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
   waiting_ids_.push_back(id);  // the newest id: the list stays in order
-  request_deadline_timer_.arm_no_later_than(deadline);
+  request_deadline_timer_.arm_no_later_than_local(deadline);
+  if (cluster_.world().running_held()) {
+    // It came while this member could not read (paused, or behind a cut): what came with it
+    // is read first, so a cancellation of it among them wins (see World::running_held).
+    if (!start_queued_) {
+      start_queued_ = true;
+      cluster_.world().post(pid_, [this] {
+        start_queued_ = false;
+        retry_waiting_requests();
+      });
+    }
+    return;
+  }
   retry_waiting_requests();
+}
+
+void EtcdMember::cancel_call(const ReplyRoute& call) {
+  // gRPC cancels the handler's context. A request not yet sent on (proposed, forwarded, asked
+  // a read index for) is never run; one already proposed may still commit, unanswered.
+  const auto it = std::find_if(pending_.begin(), pending_.end(), [&](const auto& p) {
+    return p.second.route.client == call.client && p.second.route.call_id == call.call_id;
+  });
+  if (it != pending_.end()) pending_.erase(it);  // waiting_ids_ skips ids no longer pending
 }
 
 EtcdMember::Pending::iterator EtcdMember::find_pending(std::uint64_t request_id) {
@@ -789,6 +831,13 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
   Result<ClientResponse> response = Error(ErrorCode::no_leader, "etcdserver: no leader");
   if (role_ == MemberRole::leader) {
     const MonoTime now(cluster_.world().local_monotonic(pid_));
+    const auto* keep_alive = std::get_if<LeaseKeepAliveRequest>(&request);
+    // etcd's leader holds a lease call until its lessor is promoted, and a keep-alive of an
+    // expired lease until the lease's revoke is applied (lessor.Renew waits for it).
+    if (!lessor_primary_ || (keep_alive && store_.lease_expired(keep_alive->id, now))) {
+      held_lease_calls_.push_back(HeldLeaseCall{from, call_id, std::move(request)});
+      return;
+    }
     if (auto* k = std::get_if<LeaseKeepAliveRequest>(&request)) {
       LeaseKeepAliveResponse r;
       r.id = k->id;
@@ -820,6 +869,24 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
   finish_request(call_id, std::move(response));
 }
 
+void EtcdMember::release_held_lease_calls() {
+  std::vector<HeldLeaseCall> held;
+  held.swap(held_lease_calls_);
+  for (auto& c : held) on_leader_lease_call(c.from, c.call_id, std::move(c.request));
+}
+
+void EtcdMember::promote_lessor() {
+  // etcd's lessor Promote: every lease gets now + election timeout + its TTL.
+  lessor_primary_ = true;
+  const MonoTime now(cluster_.world().local_monotonic(pid_));
+  store_.extend_all_leases(now, cluster_.config().election_timeout);
+  renewals_.clear();
+  revoking_.clear();
+  leader_since_ns_ = cluster_.world().now().time_since_epoch().count();
+  schedule_lease_scan();
+  release_held_lease_calls();
+}
+
 void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse>&& response) {
   auto it = find_pending(request_id);
   if (it == pending_.end()) return;
@@ -829,7 +896,7 @@ void EtcdMember::finish_request(std::uint64_t request_id, Result<ClientResponse>
 }
 
 void EtcdMember::fail_expired_requests() {
-  const TrueTime now = cluster_.world().now();
+  const Duration now = cluster_.world().local_monotonic(pid_);
   std::vector<std::uint64_t> expired;
   for (const auto& [id, p] : pending_)
     if (p.deadline <= now) expired.push_back(id);
@@ -838,9 +905,9 @@ void EtcdMember::fail_expired_requests() {
     finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
                                  : Error(ErrorCode::timeout, "etcdserver: request timed out"));
   }
-  TrueTime earliest = TrueTime::max();
+  Duration earliest = Duration::max();
   for (const auto& [id, p] : pending_) earliest = std::min(earliest, p.deadline);
-  if (!pending_.empty()) request_deadline_timer_.arm_at(earliest);
+  if (!pending_.empty()) request_deadline_timer_.arm_at_local(earliest);
 }
 
 void EtcdMember::reply(ReplyRoute route, Result<ClientResponse>&& response) {
@@ -851,13 +918,23 @@ void EtcdMember::reply(ReplyRoute route, Result<ClientResponse>&& response) {
                       });
 }
 
+void EtcdMember::stream_reply(ReplyRoute route, Result<ClientResponse>&& response) {
+  cluster_.send_stream_reply(
+      index_, route.client,
+      [&cluster = cluster_, route,
+       response = Box<Result<ClientResponse>>(std::move(response))]() mutable {
+        cluster.deliver_reply(route.client, route.call_id, std::move(*response));
+      });
+}
+
 // ---------------------------------------------------------------- leases
 
 void EtcdMember::schedule_lease_scan() {
   const std::uint64_t generation = heartbeat_generation_;
   cluster_.world().schedule_after_local(cluster_.config().lease_check_interval, pid_,
                                         [this, generation] {
-    if (generation != heartbeat_generation_ || role_ != MemberRole::leader) return;
+    if (generation != heartbeat_generation_ || role_ != MemberRole::leader || !lessor_primary_)
+      return;
     lease_scan();
     schedule_lease_scan();
   });
@@ -883,16 +960,32 @@ void EtcdMember::lease_scan() {
     // An attempt only: the lease has expired when (and if) the revoke commits.
     cluster_.report_lease_revoke_attempt(id, cause);
     auto propose_revoke = [this, id, cause] {
-      if (role_ != MemberRole::leader || cause.term != term_) return;
       LogEntry entry;
       entry.op = LeaseRevokeRequest{id};
       entry.from_lease_expiry = true;
       entry.expiry = cause;
-      on_proposal(std::move(entry));
+      if (role_ == MemberRole::leader && cause.term == term_) {
+        on_proposal(std::move(entry));
+        return;
+      }
+      // Deposed since its lessor found the lease expired. etcd 3.4.23 proposes all the same:
+      // raft forwards the proposal to the new leader, which commits it (etcd issue 15247).
+      // Later releases confirm leadership first and drop it.
+      if (cluster_.config().version == EtcdVersion::v3_4_23 && leader_ >= 0 &&
+          leader_ != index_) {
+        cluster_.send_to_member(index_, leader_,
+                                [entry = Box<LogEntry>(std::move(entry))](EtcdMember& t) mutable {
+                                  t.on_forwarded_proposal(std::move(entry));
+                                });
+      }
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {
       cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,
                                             propose_revoke);
+    } else if (cluster_.world().running_held()) {
+      // The scan came due while this member was paused: the proposal goes through raft after
+      // the member has read what came meanwhile (a newer leader's messages, which depose it).
+      cluster_.world().post(pid_, propose_revoke);
     } else {
       propose_revoke();
     }
@@ -915,7 +1008,7 @@ void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
     refused.created = true;
     refused.canceled = true;
     refused.cancel_reason = "mvcc: watcher range is empty";
-    reply(route, ClientResponse(std::move(refused)));
+    stream_reply(route, ClientResponse(std::move(refused)));
     return;
   }
   const std::int64_t watch_id = next_watch_id_++;
@@ -925,7 +1018,7 @@ void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
   created.created = true;
   const Revision start =
       request.start_revision > 0 ? request.start_revision : store_.revision() + 1;
-  reply(route, ClientResponse(created));
+  stream_reply(route, ClientResponse(created));
   if (request.start_revision > 0 && request.start_revision < store_.compact_revision()) {
     WatchResponse cancelled;
     cancelled.header = header();
@@ -933,7 +1026,7 @@ void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
     cancelled.canceled = true;
     cancelled.compact_revision = store_.compact_revision();
     cancelled.cancel_reason = "mvcc: required revision has been compacted";
-    reply(route, ClientResponse(std::move(cancelled)));
+    stream_reply(route, ClientResponse(std::move(cancelled)));
     return;
   }
   Watcher w{route, watch_id, std::move(request), start};
@@ -978,7 +1071,7 @@ void EtcdMember::dispatch_watch_events(const std::vector<Event>& events) {
       r.events.push_back(std::move(copy));
     }
     if (!events.empty()) w.next_revision = std::max(w.next_revision, events.back().kv.mod_revision + 1);
-    if (!r.events.empty()) reply(w.route, ClientResponse(std::move(r)));
+    if (!r.events.empty()) stream_reply(w.route, ClientResponse(std::move(r)));
   }
 }
 

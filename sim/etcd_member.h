@@ -19,11 +19,14 @@
 //     has committed an entry of its term. Serializable reads answer at once from the
 //     member's own, possibly stale, store.
 //   - Elections run on each member's own monotonic clock (randomised election timeout,
-//     heartbeats, check-quorum: a leader that cannot hear a majority steps down; a member
-//     that hears a live leader ignores vote requests).
+//     heartbeats, check-quorum counted in heartbeat ticks as raft does: a leader that heard
+//     from no majority during an election timeout's worth of ticks steps down; a member that
+//     hears a live leader ignores vote requests).
 //   - Only the leader expires leases, on its own clock, in periodic scans; a new leader
-//     extends every lease to now + election timeout + TTL. Keep-alives and time-to-live go to
-//     the leader.
+//     extends every lease to now + election timeout + TTL when it applies the first entry of
+//     its term, and holds lease calls until then. Keep-alives and time-to-live go to the
+//     leader; a keep-alive of an expired lease waits for its revoke. In etcd 3.4.23 a leader
+//     deposed while it was paused still revokes what it found expired (etcd issue 15247).
 //   - A member that cannot serve a request holds it, and fails it after the server's request
 //     timeout. A crash loses volatile state; the log, term, vote and store survive restart.
 #pragma once
@@ -156,7 +159,7 @@ class EtcdMember {
   struct PendingRequest {
     ReplyRoute route;
     Box<ClientRequest> request;
-    TrueTime deadline;
+    Duration deadline;  // on this member's monotonic clock
     // Sent on (proposed, asked for a read index, or forwarded to the leader).
     bool in_flight = false;
     // For reads: the index to reach before serving, once the leader gave it.
@@ -233,10 +236,14 @@ class EtcdMember {
   // Fails every request past its deadline, then arms request_deadline_timer_ for the
   // earliest deadline left.
   void fail_expired_requests();
+  // gRPC's cancellation of a client's call: the pending request it names is dropped.
+  void cancel_call(const ReplyRoute& call);
   void on_read_round_timeout();
   // Responses pass by rvalue reference down to the network: each move of the variant costs a
   // visit.
   void reply(ReplyRoute route, Result<ClientResponse>&& response);
+  // A message of a watch stream: never reordered with the stream's others.
+  void stream_reply(ReplyRoute route, Result<ClientResponse>&& response);
   void finish_request(std::uint64_t request_id, Result<ClientResponse>&& response);
   ResponseHeader header() const;
   // Sets the response's header and hands the same response on (for use within one
@@ -247,6 +254,11 @@ class EtcdMember {
     return std::forward<T>(response);
   }
   void lease_scan();
+  // etcd's lessor Promote, when this leader applies the first entry of its term: every lease
+  // is extended to now + election timeout + its TTL, and scans and renewals begin.
+  void promote_lessor();
+  // Answers (or holds again) every lease call held_lease_calls_ holds.
+  void release_held_lease_calls();
   void create_watch(ReplyRoute route, WatchCreateRequest request);
   void dispatch_watch_events(const std::vector<Event>& events);
   void confirm_reads(std::uint64_t acked_seq, int from);
@@ -284,7 +296,9 @@ class EtcdMember {
   // maps: they are read on every append reply.
   std::vector<std::uint64_t> next_index_;
   std::vector<std::uint64_t> match_index_;
-  std::vector<Duration> last_ack_local_;  // leader: when each peer last answered
+  // Leader: which peers answered since the last check-quorum, and the heartbeat ticks since it.
+  std::vector<char> recent_active_;
+  std::int64_t quorum_check_ticks_ = 0;
   // Raft's progress state: a probing peer gets one append at a time, sent on a reply; a
   // replicating one has its next index moved past what was sent.
   std::vector<char> probing_;
@@ -305,6 +319,17 @@ class EtcdMember {
   // commit index may still lag what earlier leaders committed. (from, round)
   std::vector<std::pair<int, std::uint64_t>> deferred_read_requests_;
   std::set<LeaseId> revoking_;
+  // The lessor is primary (renews and expires leases): from the leader's first applied entry
+  // of its term until it steps down. Volatile.
+  bool lessor_primary_ = false;
+  // Keep-alives and time-to-live calls this leader holds: until its lessor is promoted, or a
+  // keep-alive of an expired lease until its revoke is applied.
+  struct HeldLeaseCall {
+    int from;
+    std::uint64_t call_id;
+    ClientRequest request;
+  };
+  std::vector<HeldLeaseCall> held_lease_calls_;
   // The lessor's last renewal of each lease, as this member saw it (true time), for the
   // truth events' causes: a keep-alive it answered, or the grant it applied. Leases it has no
   // entry for were last extended when it became leader (leader_since_ns_). Volatile.
@@ -343,6 +368,8 @@ class EtcdMember {
   // while waiting, skipped when met). Why not a walk of pending_: every client request would
   // walk all of them.
   std::vector<std::uint64_t> waiting_ids_;
+  // An event is queued to send waiting requests on (after requests that came held).
+  bool start_queued_ = false;
   // Due at the earliest deadline of pending_ (or earlier: it is not moved when that request
   // finishes first, and finds nothing to fail then).
   DeadlineTimer request_deadline_timer_;

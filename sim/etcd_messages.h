@@ -17,10 +17,14 @@ struct WatchCancelRequest {
   std::int64_t watch_id = 0;
 };
 
+// gRPC's cancellation of a call whose deadline passed (RST_STREAM on the call's stream): the
+// call is the one its ReplyRoute names. No reply.
+struct CallCancel {};
+
 using ClientRequest =
     std::variant<RangeRequest, PutRequest, DeleteRangeRequest, TxnRequest, CompactionRequest,
                  LeaseGrantRequest, LeaseRevokeRequest, LeaseKeepAliveRequest,
-                 LeaseTimeToLiveRequest, WatchCreateRequest, WatchCancelRequest>;
+                 LeaseTimeToLiveRequest, WatchCreateRequest, WatchCancelRequest, CallCancel>;
 
 using ClientResponse =
     std::variant<RangeResponse, PutResponse, DeleteRangeResponse, TxnResponse, CompactionResponse,

@@ -196,6 +196,7 @@ void FaultInjector::begin(std::size_t index) {
     if (f.kind == "duplicate") rule.duplicate_probability = f.probability;
     if (f.kind == "delay") rule.extra_delay = f.amount;
     if (f.kind == "reorder") rule.reorder_window = f.amount;
+    rule.active_until_ns = (run_start_ + f.start + f.duration).time_since_epoch().count();
     rules_[index].push_back(network_.add_rule(rule));
     if (f.symmetric) {
       std::swap(rule.from, rule.to);
@@ -210,11 +211,14 @@ void FaultInjector::begin(std::size_t index) {
   } else if (f.kind == "clock") {
     for (ProcessId p : pids(f.targets)) {
       Process& proc = world_.process(p);
-      for (ProcessClock* c : {&proc.monotonic, &proc.wall}) {
-        const bool is_mono = c == &proc.monotonic;
-        if (f.clock != "both" && (f.clock == "monotonic") != is_mono) continue;
-        if (f.amount.count() != 0) c->jump(now, f.amount);
-        if (f.rate_ppm > 0) c->set_rate(now, f.rate_ppm);
+      // The monotonic clock through the world, which moves the timers set on it.
+      if (f.clock != "wall") {
+        if (f.amount.count() != 0) world_.jump_monotonic(p, f.amount);
+        if (f.rate_ppm > 0) world_.set_monotonic_rate(p, f.rate_ppm);
+      }
+      if (f.clock != "monotonic") {
+        if (f.amount.count() != 0) proc.wall.jump(now, f.amount);
+        if (f.rate_ppm > 0) proc.wall.set_rate(now, f.rate_ppm);
       }
     }
   } else if (f.kind == "leader-change") {
@@ -264,7 +268,7 @@ void FaultInjector::end(std::size_t index) {
     if (f.rate_ppm > 0) {
       for (ProcessId p : pids(f.targets)) {
         Process& proc = world_.process(p);
-        if (f.clock != "wall") proc.monotonic.set_rate(now, ProcessClock::kNominalRatePpm);
+        if (f.clock != "wall") world_.set_monotonic_rate(p, ProcessClock::kNominalRatePpm);
         if (f.clock != "monotonic") proc.wall.set_rate(now, ProcessClock::kNominalRatePpm);
       }
     }

@@ -5,7 +5,9 @@
 namespace lockstep::sim {
 
 Network::Network(World& world, Rng rng, LatencyConfig latency)
-    : world_(world), rng_(rng), latency_(latency) {}
+    : world_(world), rng_(rng), latency_(latency) {
+  world_.add_crash_listener([this](ProcessId pid) { on_crash(pid); });
+}
 
 namespace {
 bool in(const std::vector<char>& flags, ProcessId pid) {
@@ -19,6 +21,18 @@ std::vector<char> flags_of(const std::set<ProcessId>& pids) {
   flags.resize(static_cast<std::size_t>(*pids.rbegin()) + 1, 0);
   for (const ProcessId pid : pids) flags[static_cast<std::size_t>(pid)] = 1;
   return flags;
+}
+
+// TCP's retransmission times after a segment was first sent at `first_ns`: 200 ms later,
+// then twice as far each time, at most 120 s apart. The first one at or after `now_ns`.
+std::int64_t next_retransmission_ns(std::int64_t first_ns, std::int64_t now_ns) {
+  std::int64_t rto = kTcpMinRto.count();
+  std::int64_t at = first_ns + rto;
+  while (at < now_ns) {
+    rto = std::min(2 * rto, kTcpMaxRto.count());
+    at += rto;
+  }
+  return at;
 }
 }  // namespace
 
@@ -43,43 +57,171 @@ void Network::remove_rule(std::uint64_t id) {
   rules_.erase(std::remove_if(rules_.begin(), rules_.end(),
                               [id](const ActiveRule& r) { return r.rule.id == id; }),
                rules_.end());
+  // A healed cut releases what its links held.
+  for (const auto& [from, to] : holding_) {
+    Link& l = link(from, to);
+    if (!l.release_queued && !l.held.empty() && !blocked(from, to)) queue_release(l, from, to);
+  }
 }
 
-std::int64_t& Network::grow_last_delivery_ns(std::size_t from, std::size_t to) {
-  if (from >= last_delivery_ns_.size()) last_delivery_ns_.resize(from + 1);
-  auto& row = last_delivery_ns_[from];
-  if (to >= row.size()) row.resize(to + 1, 0);
-  return row[to];
+void Network::set_connection_timeout(ProcessId a, ProcessId b, Duration timeout) {
+  link(a, b).timeout_ns = timeout.count();
+  link(b, a).timeout_ns = timeout.count();
 }
 
-Network::Route Network::plan_route(ProcessId from, ProcessId to) {
-  ++sent_;
+Network::Link& Network::grow_links(std::size_t from, std::size_t to) {
+  const std::size_t size = std::max({links_.size(), from + 1, to + 1});
+  if (links_.size() < size) links_.resize(size);
+  for (auto& row : links_)
+    if (row.size() < size) row.resize(size);
+  return links_[from][to];
+}
+
+Duration Network::one_way_latency() {
   Duration delay = latency_.one_way_base;
   if (latency_.one_way_jitter.count() > 0)
     delay += Duration(static_cast<std::int64_t>(
         rng_.below(static_cast<std::uint64_t>(latency_.one_way_jitter.count()) + 1)));
+  return delay;
+}
+
+Network::Route Network::plan_route(ProcessId from, ProcessId to, bool in_stream) {
+  ++sent_;
+  Duration delay = one_way_latency();
   bool fifo = true;
-  int copies = 1;
+  bool duplicate = false;
   for (const auto& active : rules_) {
     if (!matches(active, from, to)) continue;
     const LinkRule& r = active.rule;
-    if (r.blocked || (r.loss_probability > 0 && rng_.chance(r.loss_probability))) {
-      ++dropped_;
-      return Route{};
+    if (r.loss_probability > 0) {
+      // Each loss costs a retransmission timeout, twice the last one; a transmission after
+      // the fault's end is not lost.
+      const std::int64_t sent_ns = world_.now().time_since_epoch().count();
+      Duration rto = kTcpMinRto;
+      Duration lost_for{0};
+      int losses = 0;
+      while (sent_ns + lost_for.count() < r.active_until_ns && rng_.chance(r.loss_probability)) {
+        Link& l = link(from, to);
+        if (++losses > kTcpMaxRetransmissions || lost_for + rto >= Duration(l.timeout_ns)) {
+          // The connection is declared dead first (TCP gives up, or the receiver's read
+          // timeout passes with nothing arriving): this message is lost, and later ones go on
+          // a new connection, not behind it. (What was sent before it still arrives.)
+          ++dropped_;
+          l.last_delivery_ns = sent_ns;
+          if (reset_handler_)
+            world_.post(kWorldProcess, [this, from, to] { reset_handler_(from, to); });
+          return Route{0, -1, true};
+        }
+        lost_for += rto;
+        rto = std::min(2 * rto, kTcpMaxRto);
+      }
+      delay += lost_for;
     }
-    if (r.duplicate_probability > 0 && rng_.chance(r.duplicate_probability)) copies = 2;
+    if (r.duplicate_probability > 0 && rng_.chance(r.duplicate_probability)) duplicate = true;
     delay += r.extra_delay;
-    if (r.reorder_window.count() > 0) {
+    if (r.reorder_window.count() > 0 && !in_stream) {
       fifo = false;
       delay += Duration(static_cast<std::int64_t>(
           rng_.below(static_cast<std::uint64_t>(r.reorder_window.count()) + 1)));
     }
   }
   std::int64_t at_ns = (world_.now() + delay).time_since_epoch().count();
-  std::int64_t& last = last_delivery_ns(from, to);
-  if (fifo) at_ns = std::max(at_ns, last);
-  last = std::max(last, at_ns);
-  return Route{at_ns, copies};
+  Link& l = link(from, to);
+  if (fifo) at_ns = std::max(at_ns, l.last_delivery_ns);
+  // A retry's copy comes right behind the original, before anything the sender sends next: a
+  // client retries a call only while it waits for the call's answer.
+  const std::int64_t copy_at_ns = duplicate ? at_ns + 1 : -1;
+  l.last_delivery_ns = std::max(l.last_delivery_ns, duplicate ? copy_at_ns : at_ns);
+  return Route{at_ns, copy_at_ns, false};
+}
+
+void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
+  if (l.dead) {  // no connection can be made across the cut
+    ++dropped_;
+    return;
+  }
+  ++held_;
+  if (l.held.empty()) {
+    l.held_since_ns = world_.now().time_since_epoch().count();
+    holding_.emplace_back(from, to);
+    // The connection's timeout runs from the first message it could not deliver.
+    const std::uint64_t epoch = ++l.stall_epoch;
+    world_.schedule_at(TrueTime(Duration(l.held_since_ns + l.timeout_ns)), kWorldProcess,
+                       [this, from, to, epoch] {
+                         Link& held = link(from, to);
+                         if (held.stall_epoch == epoch && !held.held.empty() &&
+                             blocked(from, to))
+                           declare_dead(held, from, to);
+                       });
+  }
+  l.held.push_back(std::move(message));
+  // Held behind a cut that has healed already (the release is on its way): it joins it.
+  if (!l.release_queued && !blocked(from, to)) queue_release(l, from, to);
+}
+
+void Network::queue_release(Link& l, ProcessId from, ProcessId to) {
+  l.release_queued = true;
+  const std::int64_t now_ns = world_.now().time_since_epoch().count();
+  const std::int64_t at_ns =
+      next_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
+  const std::uint64_t epoch = l.stall_epoch;
+  world_.schedule_at(TrueTime(Duration(at_ns)), to,
+                     [this, from, to, epoch] { release(from, to, epoch); });
+}
+
+void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
+  {
+    Link& l = link(from, to);
+    if (l.stall_epoch != epoch || !l.release_queued) return;  // reset meanwhile
+    l.release_queued = false;
+    if (!rules_.empty() && blocked(from, to)) return;  // cut again: the next heal releases
+    l.last_delivery_ns = std::max(l.last_delivery_ns, world_.now().time_since_epoch().count());
+  }
+  // Delivered in order, in this one event: the receiver reads them together. Each delivery
+  // may send (and grow links_), so the link is looked up again each time.
+  const bool was_held = world_.running_held();
+  world_.set_running_held(true);
+  for (std::size_t i = 0;; ++i) {
+    Link& l = link(from, to);
+    if (i >= l.held.size()) break;
+    EventFn message = std::move(l.held[i]);
+    message();
+  }
+  world_.set_running_held(was_held);
+  Link& l = link(from, to);
+  l.held.clear();
+  l.held_since_ns = -1;
+  ++l.stall_epoch;
+  l.dead = false;
+  std::erase(holding_, std::make_pair(from, to));
+}
+
+void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
+  dropped_ += l.held.size();
+  l.held.clear();
+  l.held_since_ns = -1;
+  l.release_queued = false;
+  ++l.stall_epoch;
+  ++l.generation;
+  l.dead = blocked(from, to);
+  std::erase(holding_, std::make_pair(from, to));
+  if (reset_handler_)
+    world_.post(kWorldProcess, [this, from, to] { reset_handler_(from, to); });
+}
+
+void Network::on_crash(ProcessId pid) {
+  std::vector<std::pair<ProcessId, ProcessId>> reset;
+  for (const auto& [from, to] : holding_)
+    if (from == pid || to == pid) reset.emplace_back(from, to);
+  for (const auto& [from, to] : reset) {
+    Link& l = link(from, to);
+    dropped_ += l.held.size();
+    l.held.clear();
+    l.held_since_ns = -1;
+    l.release_queued = false;
+    ++l.stall_epoch;
+    std::erase(holding_, std::make_pair(from, to));
+  }
 }
 
 }  // namespace lockstep::sim

@@ -1,17 +1,41 @@
-// Network: message passing between simulated processes.
+// Network: message passing between simulated processes, over links that behave as the TCP
+// connections under gRPC and etcd's raft transport.
 //
 // Contract:
 //   - send(from, to, deliver) runs `deliver` as an event of `to` after a latency drawn from
 //     the network's own random stream (base latency plus jitter, per link).
-//   - Links are FIFO, like the TCP connection under gRPC, unless a `reorder` rule applies.
-//   - Faults are rules over sets of senders and receivers; every rule that matches a
-//     message applies: `blocked` drops it (checked when sent and again when it would be
-//     delivered, so messages in flight when a partition starts are lost), `loss_probability`
-//     drops it, `duplicate_probability` delivers it twice, `extra_delay` adds latency,
-//     `reorder_window` adds a random delay and lifts FIFO order for that message.
+//   - Each ordered pair of processes is one connection: FIFO, and it neither loses nor
+//     duplicates a message while it lives.
+//   - Faults are rules over sets of senders and receivers; every rule that matches applies:
+//     * `blocked` (a cut) holds the link's messages, those sent during the cut and those in
+//       flight when it began, in order. When it heals they arrive together, at TCP's next
+//       retransmission after the heal (the first 200 ms after the first held message, then
+//       twice as far each time, at most 120 s apart), plus a latency. A link cut for as long
+//       as its connection timeout (set_connection_timeout) is declared dead: its held
+//       messages and those still in flight on it are lost, the reset handler is told, and
+//       messages sent while the cut lasts are lost too (no new connection can be made).
+//     * `loss_probability`: a message lost on the wire is retransmitted after TCP's
+//       retransmission timeout (200 ms, doubled for each further loss): it arrives late, and
+//       later messages on the link wait behind it. Retransmissions after the rule's end
+//       (active_until_ns) get through. A message held up longer than the link's connection
+//       timeout, or lost 15 times in a row, kills the connection: it and what followed it are
+//       lost, the reset handler is told, and later messages go on a new connection.
+//     * `duplicate_probability`: a second copy arrives right behind the first, before
+//       anything sent after it: a call sent again by a retrying client or proxy (which
+//       retries only while it waits for the call's answer) after the first copy had in fact
+//       arrived. TCP itself never duplicates.
+//     * `extra_delay` adds latency; `reorder_window` adds a random delay and lifts FIFO order
+//       for that message: separate gRPC streams on one connection are served concurrently
+//       (and raft's transport uses two connections). Messages sent with send_in_stream (the
+//       events of one watch stream) keep their order whatever the rules.
+//   - A crash of either end resets its connections: messages held on them are lost.
+//   - Messages released by a heal run with World::running_held() true: a receiver reads
+//     them together, as it does what came while it was paused.
 #pragma once
 
+#include <climits>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -19,6 +43,7 @@
 
 #include "kv/rng.h"
 #include "kv/time.h"
+#include "sim/event_fn.h"
 #include "sim/world.h"
 
 namespace lockstep::sim {
@@ -37,7 +62,16 @@ struct LinkRule {
   double duplicate_probability = 0;
   Duration extra_delay{0};
   Duration reorder_window{0};
+  // When the fault behind the rule ends (true ns): a retransmission after it is not lost.
+  std::int64_t active_until_ns = INT64_MAX;
 };
+
+// TCP's retransmission timing (Linux: TCP_RTO_MIN, TCP_RTO_MAX, and the time tcp_retries2 = 15
+// retransmissions take before a connection with unacknowledged data is given up).
+constexpr Duration kTcpMinRto = milliseconds(200);
+constexpr Duration kTcpMaxRto = seconds(120);
+constexpr Duration kTcpGiveUp = milliseconds(924'600);
+constexpr int kTcpMaxRetransmissions = 15;
 
 class Network {
  public:
@@ -46,12 +80,12 @@ class Network {
   // `deliver` is any copyable void() callable (copied once when a rule duplicates the message).
   template <typename F>
   void send(ProcessId from, ProcessId to, F&& deliver) {
-    const Route route = plan_route(from, to);
-    if (route.copies == 0) return;
-    // Each copy of a duplicated message is its own value: handlers may consume (move from)
-    // what they receive.
-    if (route.copies == 2) schedule_delivery(route.at_ns, from, to, std::decay_t<F>(deliver));
-    schedule_delivery(route.at_ns + route.copies - 1, from, to, std::forward<F>(deliver));
+    send_message(from, to, /*in_stream=*/false, std::forward<F>(deliver));
+  }
+  // The same for a message of an ordered stream (a watch's events): never reordered.
+  template <typename F>
+  void send_in_stream(ProcessId from, ProcessId to, F&& deliver) {
+    send_message(from, to, /*in_stream=*/true, std::forward<F>(deliver));
   }
 
   // Adds a rule; returns its id for remove_rule().
@@ -59,28 +93,76 @@ class Network {
   void remove_rule(std::uint64_t id);
   bool blocked(ProcessId from, ProcessId to) const;
 
+  // How long a cut may hold the connections between `a` and `b` (both directions) before they
+  // are declared dead. Default kTcpGiveUp; etcd's raft transport reads with a 5 s timeout.
+  void set_connection_timeout(ProcessId a, ProcessId b, Duration timeout);
+  // Called (as an event of the world) when the connection from `from` to `to` is declared
+  // dead by a cut or by repeated loss.
+  void set_reset_handler(std::function<void(ProcessId from, ProcessId to)> handler) {
+    reset_handler_ = std::move(handler);
+  }
+  // A process crashed: the messages held on its connections are lost.
+  void on_crash(ProcessId pid);
+
   std::uint64_t messages_sent() const { return sent_; }
   std::uint64_t messages_dropped() const { return dropped_; }
+  std::uint64_t messages_held() const { return held_; }
 
  private:
-  // When a message arrives and how many copies do (0: dropped), with every random draw made.
+  // When a message arrives and how many copies do (0: lost), with every random draw made.
   struct Route {
     std::int64_t at_ns = 0;
-    int copies = 0;
+    std::int64_t copy_at_ns = -1;  // a duplicate's arrival (right behind), or -1
+    bool lost = false;
   };
-  Route plan_route(ProcessId from, ProcessId to);
+  // One direction of a connection.
+  struct Link {
+    std::int64_t last_delivery_ns = 0;  // the latest arrival scheduled, for FIFO order
+    std::uint32_t generation = 0;       // counts the connection's deaths
+    bool dead = false;                  // declared dead; stays so while the cut lasts
+    bool release_queued = false;        // a heal queued the held messages' arrival
+    std::uint64_t stall_epoch = 0;      // counts holds, so a stale death check does nothing
+    std::int64_t held_since_ns = -1;    // when the first held message came to the cut
+    std::int64_t timeout_ns = kTcpGiveUp.count();
+    std::vector<EventFn> held;          // messages held by a cut, in order
+  };
+
+  template <typename F>
+  void send_message(ProcessId from, ProcessId to, bool in_stream, F&& deliver) {
+    const Route route = plan_route(from, to, in_stream);
+    if (route.lost) return;
+    // Each copy of a duplicated message is its own value: handlers may consume (move from)
+    // what they receive.
+    if (route.copy_at_ns >= 0) schedule_delivery(route.copy_at_ns, from, to, std::decay_t<F>(deliver));
+    schedule_delivery(route.at_ns, from, to, std::forward<F>(deliver));
+  }
+  Route plan_route(ProcessId from, ProcessId to, bool in_stream);
   template <typename Fn>
   void schedule_delivery(std::int64_t at_ns, ProcessId from, ProcessId to, Fn&& deliver) {
+    const std::uint32_t generation = link(from, to).generation;
     world_.schedule_at(TrueTime(Duration(at_ns)), to,
-                       [this, from, to, deliver = std::forward<Fn>(deliver)]() mutable {
-                         // A partition that started while the message was in flight loses it.
-                         if (!rules_.empty() && blocked(from, to)) {
+                       [this, from, to, generation,
+                        deliver = std::forward<Fn>(deliver)]() mutable {
+                         Link& l = link(from, to);
+                         if (l.generation != generation) {  // its connection died
                            ++dropped_;
                            return;
                          }
+                         if (!l.held.empty() || (!rules_.empty() && blocked(from, to))) {
+                           hold(l, from, to, EventFn(std::move(deliver)));
+                           return;
+                         }
+                         l.dead = false;
                          deliver();
                        });
   }
+  // A message reached a cut link (or one still holding earlier messages): it waits.
+  void hold(Link& l, ProcessId from, ProcessId to, EventFn&& message);
+  // The cut of link (from, to) healed: its held messages arrive at TCP's next retransmission.
+  void queue_release(Link& l, ProcessId from, ProcessId to);
+  void release(ProcessId from, ProcessId to, std::uint64_t epoch);
+  void declare_dead(Link& l, ProcessId from, ProcessId to);
+  Duration one_way_latency();
   // A rule with its sender and receiver sets as flags indexed by process id (ids are small and
   // dense). Why: every message is checked against every rule twice (sent, delivered), and the
   // set lookups showed in the profile of runs with faults.
@@ -90,25 +172,27 @@ class Network {
     std::vector<char> to;    // the same for receivers
   };
   static bool matches(const ActiveRule& r, ProcessId from, ProcessId to);
-  std::int64_t& last_delivery_ns(ProcessId from, ProcessId to) {
+  Link& link(ProcessId from, ProcessId to) {
     const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
-    if (f < last_delivery_ns_.size() && t < last_delivery_ns_[f].size())
-      return last_delivery_ns_[f][t];
-    return grow_last_delivery_ns(f, t);
+    if (f < links_.size() && t < links_[f].size()) return links_[f][t];
+    return grow_links(f, t);
   }
   // A link not seen before: makes room for it.
-  std::int64_t& grow_last_delivery_ns(std::size_t from, std::size_t to);
+  Link& grow_links(std::size_t from, std::size_t to);
 
   World& world_;
   Rng rng_;
   LatencyConfig latency_;
   std::vector<ActiveRule> rules_;
   std::uint64_t next_rule_id_ = 1;
-  // Per link (from, to): the latest delivery time scheduled, for FIFO order. Indexed by
-  // process ids, which are small and dense.
-  std::vector<std::vector<std::int64_t>> last_delivery_ns_;
+  // Per link (from, to), indexed by process ids, which are small and dense.
+  std::vector<std::vector<Link>> links_;
+  // The links holding messages, (from, to), for the heal of a cut.
+  std::vector<std::pair<ProcessId, ProcessId>> holding_;
+  std::function<void(ProcessId, ProcessId)> reset_handler_;
   std::uint64_t sent_ = 0;
   std::uint64_t dropped_ = 0;
+  std::uint64_t held_ = 0;
 };
 
 }  // namespace lockstep::sim

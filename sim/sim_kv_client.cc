@@ -95,6 +95,10 @@ SimKvClient::~SimKvClient() {
 }
 
 void SimKvClient::on_crash() {
+  // The kernel closes a dead process's connections: each member cancels the calls it had
+  // from this client (what it had not started is never run).
+  for (const auto& [id, c] : calls_)
+    cluster_.send_request(pid_, c.member, ReplyRoute{pid_, id, 0}, CallCancel{});
   calls_.clear();
   deadline_timer_.disarm();
   streams_.clear();
@@ -124,7 +128,7 @@ const char* request_name(const ClientRequest& request) {
   static constexpr const char* kNames[] = {
       "range",       "put",         "delete_range",     "txn",          "compaction",
       "lease_grant", "lease_revoke", "lease_keep_alive", "lease_time_to_live", "watch_create",
-      "watch_cancel"};
+      "watch_cancel", "cancel"};
   static_assert(std::size(kNames) == std::variant_size_v<ClientRequest>);
   return kNames[request.index()];
 }
@@ -226,8 +230,7 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   CallInFlight call;
   call.member = member_;
   call.slot = make_local<Slot<Result<ClientResponse>>>();
-  const TrueTime deadline =
-      world_.now() + world_.process(pid_).monotonic.true_duration_for(options_.request_timeout);
+  const Duration deadline = world_.local_monotonic(pid_) + options_.request_timeout;
   calls_.emplace_back(id, PendingCall{call.slot, call.member,
                                       std::holds_alternative<WatchCreateRequest>(request),
                                       deadline});
@@ -235,24 +238,27 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
   cluster_.send_request(pid_, call.member,
                         ReplyRoute{pid_, id, world_.now().time_since_epoch().count()},
                         std::move(request));
-  deadline_timer_.arm_no_later_than(deadline);
+  deadline_timer_.arm_no_later_than_local(deadline);
   return call;
 }
 
 void SimKvClient::fail_expired_calls() {
-  const TrueTime now = world_.now();
+  const Duration now = world_.local_monotonic(pid_);
   std::vector<std::uint64_t> expired;
   for (const auto& [id, c] : calls_)
     if (c.deadline <= now) expired.push_back(id);
   for (const std::uint64_t id : expired) {
     if (options_.record_calls && world_.observer()) record_end(id, "deadline", nullptr);
     cluster_.note_abandoned_call(pid_, id);
+    // gRPC cancels the call on its stream: behind the request on the same connection.
+    cluster_.send_request(pid_, find_call(id)->second.member, ReplyRoute{pid_, id, 0},
+                          CallCancel{});
     complete(id, Error(ErrorCode::timeout, "context deadline exceeded"),
              /*in_own_event=*/false);  // several may fail at once: each resumes in turn
   }
-  TrueTime earliest = TrueTime::max();
+  Duration earliest = Duration::max();
   for (const auto& [id, c] : calls_) earliest = std::min(earliest, c.deadline);
-  if (!calls_.empty()) deadline_timer_.arm_at(earliest);
+  if (!calls_.empty()) deadline_timer_.arm_at_local(earliest);
 }
 
 Result<ClientResponse> SimKvClient::finish_call(const CallInFlight& call) {

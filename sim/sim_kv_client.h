@@ -3,12 +3,15 @@
 // Contract (as etcd's Go client behaves):
 //   - Each call sends one request to the member this client is connected to and waits for
 //     the reply up to `request_timeout` on the client's own clock; then it fails with an
-//     indeterminate timeout (the request may still be applied).
+//     indeterminate timeout (the request may still be applied), and a cancellation follows
+//     the request on its connection, as gRPC's: a member that gets both before it started
+//     the request never runs it.
 //   - After an error that suggests the member is unhealthy (timeout, no leader, connection
 //     lost) the client fails over to the next member for later calls.
 //   - If the connected member crashes, calls in flight fail with an indeterminate
 //     connection-lost error and watch streams end with it, as a TCP reset would show.
-//   - A crash of the client process forgets every call in flight.
+//   - A crash of the client process forgets every call in flight; its connections close,
+//     which cancels them on the members.
 #pragma once
 
 #include <deque>
@@ -66,7 +69,7 @@ class SimKvClient : public KvClient {
     LocalRef<Slot<Result<ClientResponse>>> slot;
     int member = 0;
     bool is_watch_create = false;
-    TrueTime deadline;  // request_timeout after the call started, on the client's clock
+    Duration deadline;  // request_timeout after the call started, on the client's clock
   };
 
   // A call in flight, between start_call and finish_call.

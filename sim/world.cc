@@ -39,7 +39,7 @@ void World::resume(ProcessId id) {
   // Held events run now, in the order they came due, ahead of anything scheduled later.
   auto held = std::move(p.held);
   p.held.clear();
-  for (auto& fn : held) schedule_at(now_, id, std::move(fn));
+  for (auto& fn : held) slot_at(schedule_at(now_, id, std::move(fn)).slot).held = true;
 }
 
 void World::crash(ProcessId id) {
@@ -50,6 +50,7 @@ void World::crash(ProcessId id) {
   p.held.clear();
   ++p.incarnation;  // pending events of the old incarnation are dropped when they come due
   if (auto it = crash_hooks_.find(id); it != crash_hooks_.end() && it->second) it->second();
+  for (const auto& listener : crash_listeners_) listener(id);
 }
 
 void World::restart(ProcessId id) {
@@ -58,6 +59,37 @@ void World::restart(ProcessId id) {
   p.crashed = false;
   ++p.incarnation;
   if (auto it = restart_hooks_.find(id); it != restart_hooks_.end() && it->second) it->second();
+}
+
+void World::set_monotonic_rate(ProcessId id, std::int64_t rate_ppm) {
+  process(id).monotonic.set_rate(now_, rate_ppm);
+  retime_local_timers(id);
+}
+
+void World::jump_monotonic(ProcessId id, Duration by) {
+  process(id).monotonic.jump(now_, by);
+  retime_local_timers(id);
+}
+
+void World::retime_local_timers(ProcessId id) {
+  const ProcessClock& clock = process(id).monotonic;
+  const std::int64_t local_now = clock.local_at(now_).count();
+  for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
+    Slot& s = slot_at(slot);
+    if (s.seq == kFree || s.seq == kRunning || s.owner != id || s.local_due_ns == kNotLocal)
+      continue;
+    const std::int64_t at_ns =
+        (now_ + clock.true_duration_for(Duration(s.local_due_ns - local_now))).time_since_epoch().count();
+    if (at_ns == s.at_ns) continue;
+    // The old key stays where it is, stale (its time no longer matches the slot's); the
+    // event keeps its sequence number, so EventIds stay valid.
+    if (s.far) {
+      --far_live_;
+    } else {
+      ++stale_in_heap_;
+    }
+    enqueue(TrueTime(Duration(at_ns)), slot);
+  }
 }
 
 void World::set_crash_hook(ProcessId id, std::function<void()> hook) {
@@ -141,7 +173,9 @@ bool World::settle_front() {
     ++drained_bucket_;
     auto& bucket = far_ring_[static_cast<std::size_t>(drained_bucket_ % kRingBuckets)];
     for (const Key& key : bucket) {
-      if (is_stale(key)) continue;  // cancelled
+      // Stale: cancelled or moved. Not far: a timer moved back to this time, whose other key
+      // was admitted already.
+      if (is_stale(key) || !slot_at(key.slot()).far) continue;
       slot_at(key.slot()).far = false;
       --far_live_;
       heap_push(key);
@@ -207,9 +241,12 @@ void World::run_front() {
   }
   ++events_run_;
   const ProcessId previous = current_;
+  const bool previous_held = running_held_;
   current_ = s.owner;
+  running_held_ = s.held;
   s.fn();
   current_ = previous;
+  running_held_ = previous_held;
 }
 
 void World::run_until(TrueTime until) {

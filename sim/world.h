@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cassert>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -93,6 +94,10 @@ class World {
   void restart(ProcessId id);
   void set_crash_hook(ProcessId id, std::function<void()> hook);
   void set_restart_hook(ProcessId id, std::function<void()> hook);
+  // Called on every crash, after the process's own hook (the network resets its links).
+  void add_crash_listener(std::function<void(ProcessId)> listener) {
+    crash_listeners_.push_back(std::move(listener));
+  }
 
   // ---- events ----
   // Names one scheduled event, for cancel(). Stays valid (and harmless) after the event ran.
@@ -124,9 +129,23 @@ class World {
   // Runs `fn` after `local_delay` on the owner's monotonic clock.
   template <typename F>
   EventId schedule_after_local(Duration local_delay, ProcessId owner, F&& fn) {
-    return schedule_at(now_ + process(owner).monotonic.true_duration_for(local_delay), owner,
-                       std::forward<F>(fn));
+    return schedule_at_local(local_monotonic(owner) + local_delay, owner, std::forward<F>(fn));
   }
+  // Runs `fn` when the owner's monotonic clock reads `local_due` (now if it already does). A
+  // timer on a process's clock: a later change of that clock's rate, or a jump, moves it, as
+  // a real timer fires when its own clock reaches the deadline (set_monotonic_rate).
+  template <typename F>
+  EventId schedule_at_local(Duration local_due, ProcessId owner, F&& fn) {
+    const Duration left = local_due - local_monotonic(owner);
+    const EventId id = schedule_at(now_ + process(owner).monotonic.true_duration_for(left), owner,
+                                   std::forward<F>(fn));
+    slot_at(id.slot).local_due_ns = local_due.count();
+    return id;
+  }
+  // Changes a process's monotonic clock (a `clock` fault) and moves its pending timers to
+  // when the clock will reach their deadlines.
+  void set_monotonic_rate(ProcessId id, std::int64_t rate_ppm);
+  void jump_monotonic(ProcessId id, Duration by);
   // Drops a pending event (its function is destroyed now). A no-op when it already ran, was
   // dropped or was cancelled. Why: most timers (request timeouts) are overtaken by a reply;
   // dropping them keeps the queue small.
@@ -145,6 +164,12 @@ class World {
 
   // The process on whose behalf the current event runs.
   ProcessId current_process() const { return current_; }
+  // Whether the current event came to its process while it could not read it: it was held
+  // by a pause, or by a cut link (the network sets this while it delivers what a healed cut
+  // held). What came in such a batch is read together before any of it is acted on: a
+  // gRPC server reads a cancellation that arrived with its request before it starts it.
+  bool running_held() const { return running_held_; }
+  void set_running_held(bool held) { running_held_ = held; }
 
   // ---- observation ----
   void set_observer(WorldObserver* observer) { observer_ = observer; }
@@ -193,11 +218,16 @@ class World {
     ProcessId owner = kWorldProcess;
     std::uint64_t incarnation = 0;
     bool far = false;  // its key waits in far_ring_, not in the heap
+    bool held = false;  // re-queued by resume(): it came while its process was paused
+    // A timer on its owner's monotonic clock: the reading it fires at (kNotLocal: none).
+    std::int64_t local_due_ns = kNotLocal;
+    std::int64_t at_ns = 0;  // when it runs: a key with another time is stale (moved timer)
     EventFn fn;
   };
   static constexpr int kBucketShift = 24;            // buckets of 2^24 ns (16.8 ms)
   static constexpr std::int64_t kRingBuckets = 1024;  // the ring reaches 17 s ahead
   static constexpr std::uint64_t kFree = ~std::uint64_t{0};
+  static constexpr std::int64_t kNotLocal = INT64_MIN;
   // The slot of the event running now: neither free (it cannot be reused while its callable
   // runs) nor cancellable (its key has left the queue).
   static constexpr std::uint64_t kRunning = kFree - 1;
@@ -208,7 +238,12 @@ class World {
   Slot& slot_at(std::uint32_t slot) {
     return slot_chunks_[slot >> kChunkBits][slot & (kChunkSlots - 1)];
   }
-  bool is_stale(const Key& key) { return slot_at(key.slot()).seq != key.seq(); }
+  bool is_stale(const Key& key) {
+    const Slot& s = slot_at(key.slot());
+    return s.seq != key.seq() || s.at_ns != key.at_ns;
+  }
+  // Moves the pending timers of `id`'s monotonic clock after a change of that clock.
+  void retime_local_timers(ProcessId id);
   // Takes a free slot for an event of `owner` (its callable is built by the caller).
   // reserve_slot, enqueue and process are defined below, in this header: they run for every
   // event scheduled, from schedule_at's callers in every file.
@@ -252,7 +287,9 @@ class World {
   std::vector<std::unique_ptr<Process>> processes_;
   std::map<ProcessId, std::function<void()>> crash_hooks_;
   std::map<ProcessId, std::function<void()>> restart_hooks_;
+  std::vector<std::function<void(ProcessId)>> crash_listeners_;
   ProcessId current_ = kWorldProcess;
+  bool running_held_ = false;
   WorldObserver* observer_ = nullptr;
 };
 
@@ -278,6 +315,8 @@ inline std::uint32_t World::reserve_slot(ProcessId owner) {
   s.seq = next_seq_++;
   s.owner = owner;
   s.incarnation = process(owner).incarnation;
+  s.held = false;
+  s.local_due_ns = kNotLocal;
   ++live_events_;
   return slot;
 }
@@ -286,6 +325,7 @@ inline World::EventId World::enqueue(TrueTime at, std::uint32_t slot) {
   if (at < now_) at = now_;
   Slot& s = slot_at(slot);
   const Key key{at.time_since_epoch().count(), (s.seq << kSlotBits) | slot};
+  s.at_ns = key.at_ns;
   const std::int64_t bucket = key.at_ns >> kBucketShift;
   s.far = bucket > drained_bucket_ && bucket - drained_bucket_ < kRingBuckets;
   if (s.far) {

@@ -1,0 +1,219 @@
+// The network's links behave as TCP connections: a cut holds bytes, loss is lateness, and a
+// connection dies only when its timeout says so.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/box.h"
+#include "sim/network.h"
+
+namespace lockstep::sim {
+namespace {
+
+struct Link2 {
+  World w{11};
+  ProcessId a = w.add_process("a");
+  ProcessId b = w.add_process("b");
+  Network net{w, w.rng_for("net"), LatencyConfig{milliseconds(1), milliseconds(1)}};
+  std::vector<int> got;
+  std::vector<std::int64_t> got_at_ms;
+  std::vector<bool> got_held;
+
+  void send(int i) {
+    net.send(a, b, [this, i] {
+      got.push_back(i);
+      got_at_ms.push_back(to_ms(w.now().time_since_epoch()));
+      got_held.push_back(w.running_held());
+    });
+  }
+  std::uint64_t cut() {
+    LinkRule r;
+    r.from = {a};
+    r.to = {b};
+    r.blocked = true;
+    return net.add_rule(r);
+  }
+};
+
+TEST_CASE("a cut holds a link's messages and delivers them in order at TCP's next retransmission") {
+  Link2 t;
+  t.send(0);
+  t.w.run_until(TrueTime(milliseconds(100)));
+  REQUIRE(t.got == std::vector<int>{0});
+  const auto rule = t.cut();
+  for (int i = 1; i <= 5; ++i) {
+    t.w.run_until(TrueTime(milliseconds(100 + i * 10)));
+    t.send(i);
+  }
+  t.w.run_until(TrueTime(milliseconds(1000)));
+  REQUIRE(t.got.size() == 1);  // held, not delivered
+  REQUIRE(t.net.messages_dropped() == 0);
+  t.net.remove_rule(rule);  // healed at 1000 ms
+  t.w.run_until(TrueTime(seconds(10)));
+  REQUIRE(t.got == std::vector<int>{0, 1, 2, 3, 4, 5});
+  // The first held message came to the cut at about 111 ms: retransmissions at +200, +600,
+  // +1400 ms. The first after the heal is at about 1511 ms; all arrive together then.
+  for (std::size_t i = 1; i < t.got.size(); ++i) {
+    CHECK(t.got_at_ms[i] >= 1500);
+    CHECK(t.got_at_ms[i] <= 1520);
+    CHECK(t.got_held[i]);  // read as one batch
+  }
+  CHECK_FALSE(t.got_held[0]);
+}
+
+TEST_CASE("messages in flight when a cut starts are held too, ahead of later ones") {
+  Link2 t;
+  t.send(0);  // arrives 1 to 2 ms later
+  const auto rule = t.cut();
+  t.send(1);
+  t.w.run_until(TrueTime(milliseconds(50)));
+  REQUIRE(t.got.empty());
+  t.net.remove_rule(rule);
+  t.w.run_until(TrueTime(seconds(2)));
+  REQUIRE(t.got == std::vector<int>{0, 1});
+}
+
+TEST_CASE("a cut as long as the connection timeout kills the connection and what it held") {
+  Link2 t;
+  t.net.set_connection_timeout(t.a, t.b, seconds(5));
+  std::vector<std::pair<ProcessId, ProcessId>> resets;
+  t.net.set_reset_handler([&](ProcessId from, ProcessId to) { resets.emplace_back(from, to); });
+  const auto rule = t.cut();
+  t.send(1);
+  t.w.run_until(TrueTime(seconds(6)));
+  REQUIRE(resets == std::vector<std::pair<ProcessId, ProcessId>>{{t.a, t.b}});
+  t.send(2);  // no connection can be made across the cut
+  t.w.run_until(TrueTime(seconds(7)));
+  t.net.remove_rule(rule);
+  t.send(3);  // a new connection
+  t.w.run_until(TrueTime(seconds(20)));
+  REQUIRE(t.got == std::vector<int>{3});
+  REQUIRE(t.net.messages_dropped() == 2);
+}
+
+TEST_CASE("a cut shorter than the timeout loses nothing, however many messages it held") {
+  Link2 t;
+  t.net.set_connection_timeout(t.a, t.b, seconds(5));
+  const auto rule = t.cut();
+  for (int i = 0; i < 100; ++i) {
+    t.w.run_until(TrueTime(milliseconds(i * 40)));
+    t.send(i);
+  }
+  t.w.run_until(TrueTime(milliseconds(4900)));
+  t.net.remove_rule(rule);
+  t.w.run_until(TrueTime(seconds(30)));
+  REQUIRE(t.got.size() == 100);
+  REQUIRE(std::is_sorted(t.got.begin(), t.got.end()));
+}
+
+TEST_CASE("loss on a link is lateness: every message arrives, in order, some a retransmission late") {
+  Link2 t;
+  LinkRule lossy;
+  lossy.from = {t.a};
+  lossy.loss_probability = 0.5;
+  t.net.add_rule(lossy);
+  for (int i = 0; i < 200; ++i) t.send(i);
+  t.w.run_until(TrueTime(seconds(600)));
+  REQUIRE(t.got.size() == 200);
+  REQUIRE(std::is_sorted(t.got.begin(), t.got.end()));
+  // The first message was lost at least once with probability 1 - 2^-200 over the run: the
+  // last one waited behind the losses, at least one retransmission timeout.
+  REQUIRE(t.got_at_ms.back() >= 200);
+  REQUIRE(t.net.messages_dropped() == 0);
+}
+
+TEST_CASE("loss ends with its fault: a retransmission after the fault's end gets through") {
+  Link2 t;
+  LinkRule lossy;
+  lossy.from = {t.a};
+  lossy.loss_probability = 1;  // every transmission while the fault lasts is lost
+  lossy.active_until_ns = milliseconds(1000).count();
+  t.net.add_rule(lossy);
+  t.send(1);  // sent at 0: lost at 0, 200, 600 ms; the retransmission at 1400 ms arrives
+  t.w.run_until(TrueTime(seconds(5)));
+  REQUIRE(t.got == std::vector<int>{1});
+  CHECK(t.got_at_ms[0] >= 1400);
+  CHECK(t.got_at_ms[0] <= 1402);
+}
+
+TEST_CASE("a message held up by loss past the connection timeout kills the connection") {
+  Link2 t;
+  t.net.set_connection_timeout(t.a, t.b, seconds(5));
+  int resets = 0;
+  t.net.set_reset_handler([&](ProcessId, ProcessId) { ++resets; });
+  LinkRule lossy;
+  lossy.from = {t.a};
+  lossy.loss_probability = 1;
+  lossy.active_until_ns = milliseconds(20'000).count();
+  const auto rule = t.net.add_rule(lossy);
+  t.send(1);  // 5 s of retransmissions would pass before it arrives: the connection dies
+  t.w.run_until(TrueTime(seconds(1)));
+  t.net.remove_rule(rule);
+  t.send(2);  // a new connection, not behind the lost message
+  t.w.run_until(TrueTime(seconds(30)));
+  REQUIRE(t.got == std::vector<int>{2});
+  REQUIRE(t.got_at_ms[0] < 1010);
+  REQUIRE(resets == 1);
+}
+
+TEST_CASE("a duplicate arrives right behind the original, before what was sent after it") {
+  Link2 t;
+  LinkRule twice;
+  twice.duplicate_probability = 1;
+  t.net.add_rule(twice);
+  std::vector<std::string> got;
+  t.net.send(t.a, t.b, [&got, text = Box<std::string>(std::string(40, 'm'))]() mutable {
+    got.push_back(std::move(*text));  // each copy is its own value
+  });
+  t.net.send(t.a, t.b, [&got] { got.push_back("next"); });
+  t.w.run_until(TrueTime(seconds(2)));
+  REQUIRE(got == std::vector<std::string>{std::string(40, 'm'), std::string(40, 'm'), "next",
+                                          "next"});
+}
+
+TEST_CASE("reorder lifts a link's order, but never within a stream") {
+  Link2 t;
+  LinkRule shuffle;
+  shuffle.from = {t.a};
+  shuffle.reorder_window = milliseconds(50);
+  t.net.add_rule(shuffle);
+  std::vector<int> unary, stream;
+  for (int i = 0; i < 100; ++i) {
+    t.net.send(t.a, t.b, [&unary, i] { unary.push_back(i); });
+    t.net.send_in_stream(t.a, t.b, [&stream, i] { stream.push_back(i); });
+  }
+  t.w.run_until(TrueTime(seconds(2)));
+  REQUIRE(unary.size() == 100);
+  REQUIRE_FALSE(std::is_sorted(unary.begin(), unary.end()));
+  REQUIRE(stream.size() == 100);
+  REQUIRE(std::is_sorted(stream.begin(), stream.end()));
+}
+
+TEST_CASE("a crash of the receiver loses what a cut held for it") {
+  Link2 t;
+  const auto rule = t.cut();
+  t.send(1);
+  t.w.run_until(TrueTime(seconds(1)));
+  t.w.crash(t.b);
+  t.w.restart(t.b);
+  t.net.remove_rule(rule);
+  t.send(2);
+  t.w.run_until(TrueTime(seconds(5)));
+  REQUIRE(t.got == std::vector<int>{2});
+}
+
+TEST_CASE("events held by a pause run marked as held, and others not") {
+  World w(3);
+  const ProcessId p = w.add_process("p");
+  std::vector<bool> held;
+  w.schedule_at(TrueTime(milliseconds(10)), p, [&] { held.push_back(w.running_held()); });
+  w.pause(p);
+  w.schedule_at(TrueTime(milliseconds(20)), kWorldProcess, [&] { w.resume(p); });
+  w.schedule_at(TrueTime(milliseconds(30)), p, [&] { held.push_back(w.running_held()); });
+  w.run_until(TrueTime(seconds(1)));
+  REQUIRE(held == std::vector<bool>{true, false});
+}
+
+}  // namespace
+}  // namespace lockstep::sim
