@@ -111,6 +111,8 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
     // committed.
     const nlohmann::json& lease_cause = x->cause.contains("lost") ? x->cause["lost"] : x->cause;
     CHECK(lease_cause.value("deposed_leader", false) == want.deposed_leader);
+    // etcd's bug is not the limit of leases: a deposed lessor's revoke is never called that.
+    if (want.deposed_leader) CHECK_FALSE(x->cause.value("inherent_lease_limit", false));
     if (lease_cause.value("class", "") == "lease-expired") {
       bool committed = false;
       for (const auto& e : outcome.result.history.events)
