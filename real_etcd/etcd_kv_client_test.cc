@@ -4,8 +4,10 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <thread>
 
 #include "etcdpb/rpc.grpc.pb.h"
+#include "real_etcd/link_proxy.h"
 #include "real_etcd/prefixed_kv_client.h"
 #include "real_etcd/real_node_context.h"
 #include "real_etcd/test_cluster.h"
@@ -521,6 +523,42 @@ TEST_CASE("etcd: an unreachable endpoint is a definite error - a live one behind
   Result<RangeResponse> ok = loop.run(failover->range(get("k")));
   REQUIRE(ok.ok());
   REQUIRE(failover->current_endpoint() == 1);
+}
+
+Task<void> put_outcome(KvClient* kv, std::string key, std::string* outcome) {
+  Result<PutResponse> r = co_await kv->put(put(std::move(key), "v"));
+  *outcome = r.ok() ? std::string("ok") : r.error().to_string();
+}
+
+// What the simulator's links model (docs/fidelity.md): a cut shorter than any timeout holds
+// the call's bytes, and the call completes once the cut heals; nothing is lost.
+TEST_CASE("etcd client: a call held by a 1 s cut of its link completes when the cut heals") {
+  LocalCluster& cluster = shared_cluster();
+  auto made = LinkProxy::create();
+  REQUIRE(made.ok());
+  LinkProxy& proxy = *made.value();
+  const std::string endpoint = cluster.client_endpoint(0);
+  const int member_port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  auto port = proxy.add_fixed_listener("client-0", "member-0", member_port);
+  REQUIRE(port.ok());
+  EventLoop loop;
+  auto client = make_client(loop, {"127.0.0.1:" + std::to_string(port.value())}, seconds(5));
+  const std::string p = unique_prefix("held-by-cut");
+  std::string first, held;
+  loop.run(put_outcome(client.get(), p + "first", &first));  // the connection is up
+  REQUIRE(first == "ok");
+  proxy.block("client-0", "member-0");
+  std::thread healer([&proxy] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    proxy.unblock("client-0", "member-0");
+  });
+  const auto started = std::chrono::steady_clock::now();
+  loop.run(put_outcome(client.get(), p + "held", &held));
+  const auto took = std::chrono::steady_clock::now() - started;
+  healer.join();
+  CHECK(held == "ok");
+  CHECK(took >= std::chrono::milliseconds(900));  // it waited for the heal
+  CHECK(took < std::chrono::seconds(5));          // and did not time out
 }
 
 }  // namespace
