@@ -18,31 +18,15 @@ bool is_member(const std::string& process) { return process.rfind("member-", 0) 
 bool can_stop_renewal(const FaultBand& f, const std::string& client,
                       const std::set<std::string>& members) {
   if (f.kind == "duplicate" || f.kind == "reorder" || f.processes.empty()) return false;
-  const auto ours = [&](const std::string& p) { return p == client || members.count(p) > 0; };
   if (f.args.contains("from") || f.args.contains("to")) {
-    // A link fault counts when one of its links joins the client and a member it called, or
-    // two such members; one also cutting other clients off (a member isolated from
-    // everyone) counts as well.
-    const auto list = [&](const char* field) {
-      std::vector<std::string> out;
-      if (f.args.contains(field) && f.args[field].is_array())
-        for (const auto& x : f.args[field])
-          if (x.is_string()) out.push_back(x.get<std::string>());
-      return out;
-    };
-    // An empty side is any process: ours stand for it.
-    std::vector<std::string> any(members.begin(), members.end());
-    any.push_back(client);
-    auto from = list("from"), to = list("to");
-    if (from.empty()) from = any;
-    if (to.empty()) to = any;
-    const bool symmetric = f.args.value("symmetric", true);
-    const auto joins = [&](const std::string& a, const std::string& b) {
-      return ours(a) && ours(b) && (a == client || b == client || (is_member(a) && is_member(b)));
-    };
-    for (const auto& a : from)
-      for (const auto& b : to)
-        if (joins(a, b) || (symmetric && joins(b, a))) return true;
+    // A link fault counts when it acts on a link between the client and a member it called,
+    // or between two such members; one also cutting other clients off (a member isolated
+    // from everyone) counts as well.
+    std::vector<std::string> ends(members.begin(), members.end());
+    ends.push_back(client);
+    for (const auto& a : ends)
+      for (const auto& b : ends)
+        if (a != b && f.on_link(a, b)) return true;
     return false;
   }
   bool names_ours = false;

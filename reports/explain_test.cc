@@ -234,18 +234,24 @@ TEST_CASE("a key deleted by its owner's own stale request: the request - not a l
   CHECK_FALSE(contains(text, "lease"));
 }
 
+// Lease 1's revoke commits at `at_ns` (lease-expired, with `expiry` as its cause) and deletes
+// its key /l/0 10 ms later, at revision 9.
+void lease_expires(HistoryBuilder& b, std::int64_t at_ns, const nlohmann::json& expiry) {
+  b.truth("member-0", "lease-expired", at_ns, expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", at_ns + ms(10),
+          {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
+}
+
 TEST_CASE("a waiter granted after its own key expired: the grantee's lost key and its lease are the cause") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
   b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
   b.add("client-0", EventKind::trace, "kv-send", ms(1100), {{"call", 3}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 1}});
   b.fault("pause", "start", ms(1200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
-  const nlohmann::json expiry = {{"lease", 1}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(6100)},
-                                 {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
-  b.truth("member-0", "lease-expired", ms(6110), expiry);
-  nlohmann::json cause = expiry;
-  cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", ms(6120), {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
+  lease_expires(b, ms(6110), {{"lease", 1}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(6100)},
+                               {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}});
   b.add("client-1", EventKind::invoke, "acquire", ms(7000), {{"mode", "exclusive"}});
   b.truth("etcd", "key-put", ms(7010), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
   b.add("client-1", EventKind::ok, "acquire", ms(7020), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
@@ -277,12 +283,8 @@ TEST_CASE("a holder kept in its critical section by a slow link to the resource:
   b.add("client-0", EventKind::invoke, "write", ms(1200), {{"base", 0}, {"value", 1}});
   b.fault("delay", "end", ms(2000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
                                      {"amount_ms", 2500}, {"duration_ms", 900}});
-  const nlohmann::json expiry = {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3090)},
-                                 {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
-  b.truth("member-0", "lease-expired", ms(3100), expiry);
-  nlohmann::json cause = expiry;
-  cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", ms(3110), {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
+  lease_expires(b, ms(3100), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3090)},
+                               {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}});
   b.add("client-1", EventKind::invoke, "acquire", ms(3150), {{"mode", "exclusive"}});
   b.truth("etcd", "key-put", ms(3160), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
   b.add("client-1", EventKind::ok, "acquire", ms(3200), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});

@@ -39,6 +39,15 @@ bool FaultBand::hits(const std::string& process) const {
   return std::find(processes.begin(), processes.end(), process) != processes.end();
 }
 
+bool FaultBand::on_link(const std::string& sender, const std::string& receiver) const {
+  const auto side = [this](const char* field, const std::string& process) {
+    const std::vector<std::string> names = names_in(args, field);
+    return names.empty() || std::find(names.begin(), names.end(), process) != names.end();
+  };
+  if (side("from", sender) && side("to", receiver)) return true;
+  return args.value("symmetric", true) && side("from", receiver) && side("to", sender);
+}
+
 std::vector<FaultBand> fault_bands(const History& history) {
   std::vector<FaultBand> bands;
   // Open bands by (op, args without phase): the end event repeats the start's args.

@@ -30,6 +30,9 @@ struct FaultBand {
 
   bool instant() const { return end_ns == start_ns && !open_end; }
   bool hits(const std::string& process) const;
+  // Whether this link fault (one with "from"/"to") acts on messages from `sender` to
+  // `receiver`: an empty side is any process, and a symmetric fault acts both ways.
+  bool on_link(const std::string& sender, const std::string& receiver) const;
 };
 
 // In start order.

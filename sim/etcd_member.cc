@@ -683,6 +683,10 @@ void EtcdMember::propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute&
   entry.origin_member = index_;
   entry.origin_request = request_id;
   entry.client_call = call;
+  submit(std::move(entry));
+}
+
+void EtcdMember::submit(LogEntry&& entry) {
   if (is_leader()) {
     on_proposal(std::move(entry));
   } else {
@@ -971,13 +975,8 @@ void EtcdMember::lease_scan() {
       // Deposed since its lessor found the lease expired. etcd 3.4.23 proposes all the same:
       // raft forwards the proposal to the new leader, which commits it (etcd issue 15247).
       // Later releases confirm leadership first and drop it.
-      if (cluster_.config().version == EtcdVersion::v3_4_23 && leader_ >= 0 &&
-          leader_ != index_) {
-        cluster_.send_to_member(index_, leader_,
-                                [entry = Box<LogEntry>(std::move(entry))](EtcdMember& t) mutable {
-                                  t.on_forwarded_proposal(std::move(entry));
-                                });
-      }
+      if (cluster_.config().version == EtcdVersion::v3_4_23 && leader_ >= 0 && !is_leader())
+        submit(std::move(entry));
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {
       cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,

@@ -224,6 +224,9 @@ class EtcdMember {
   // Serving.
   // `call` is the client call the request came with (the truth events name it as the cause).
   void propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call);
+  // Appends `entry` to the log if this member leads, else forwards it to the known leader
+  // (leader_ >= 0), as raft forwards a follower's proposal.
+  void submit(LogEntry&& entry);
   void start_read(std::uint64_t request_id);
   // Sends the waiting reads' ReadIndex round, unless one is in flight or no leader is known.
   void maybe_start_read_round();

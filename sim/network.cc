@@ -132,7 +132,7 @@ Network::Route Network::plan_route(ProcessId from, ProcessId to, bool in_stream)
   // client retries a call only while it waits for the call's answer.
   const std::int64_t copy_at_ns = duplicate ? at_ns + 1 : -1;
   l.last_delivery_ns = std::max(l.last_delivery_ns, duplicate ? copy_at_ns : at_ns);
-  return Route{at_ns, copy_at_ns, false};
+  return Route{at_ns, copy_at_ns, false, l.generation};
 }
 
 void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
@@ -203,6 +203,7 @@ void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
   l.release_queued = false;
   ++l.stall_epoch;
   ++l.generation;
+  ++deaths_;
   l.dead = blocked(from, to);
   std::erase(holding_, std::make_pair(from, to));
   if (reset_handler_)
