@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 expected='
 naive-get-put     mutex    key-overwritten         -                  put:client-1
 txn-try-lock      mutex    lease-expired           partition:member-2 -
-txn-retry-lock    mutex    grantee-key-gone        -                  -
+txn-retry-lock    mutex    lease-expired           pause:client-1     -
 reentrant         mutex    grantee-key-gone        -                  -
 rw-lock           mutex    granted-while-key-held  -                  -
 prefix-watch-lock mutex    grantee-key-gone        -                  -

@@ -170,11 +170,16 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   std::size_t answered = 0;
   for (const CallRecord* c : mine)
     if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
-  const std::string since =
-      !mine.empty() && mine.front()->sent_ns < from_ns
-          ? " from " + format_seconds(mine.front()->sent_ns) + " (one still unanswered at " +
-                format_seconds(from_ns) + ")"
-          : " after " + format_seconds(from_ns);
+  std::size_t before = 0;  // sent before the window, still unanswered at its start
+  for (const CallRecord* c : mine) before += c->sent_ns < from_ns ? 1 : 0;
+  std::string since = " after " + format_seconds(from_ns);
+  if (before > 0) {
+    since = " from " + format_seconds(mine.front()->sent_ns) + " (" +
+            (before == 1 ? std::string("one") : before == mine.size() ? "all " + std::to_string(before)
+                                                                       : std::to_string(before)) +
+            " still unanswered at " + format_seconds(from_ns) + ")";
+    if (before == mine.size()) since += ", none after it";
+  }
   if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
@@ -201,7 +206,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   std::vector<const FaultBand*> faults;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
-    if (f.start_ns > to_ns || end < from_ns) continue;
+    if (f.start_ns > to_ns || end < std::min(from_ns, due_ns)) continue;
     if (f.kind == "clock") {
       if (f.hits(client) || f.hits(leader)) faults.push_back(&f);
       continue;

@@ -46,6 +46,9 @@ std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) 
                ")";
       return s + ", which never reached the resource";
     }
+    if (effect->op == "key-put")
+      return s + ", which etcd applied at " + format_seconds(effect->true_ns) + " (revision " +
+             std::to_string(int_of(effect->args, "revision", 0)) + ")";
     if (effect->args.value("accepted", false))
       return s + ", which the resource accepted at " + format_seconds(effect->true_ns);
     return s + ", which the resource rejected" +

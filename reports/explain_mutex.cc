@@ -105,6 +105,34 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
   out.cause["slowed_by"] = starts;
 }
 
+// `victim`'s lock key was overwritten by `put` (another client's): says so and, for a plain
+// put, the check-then-act race behind it. Returns the cause (class key-overwritten).
+nlohmann::json overwritten(const RunFacts& facts, const KeyLifetime& key, const std::string& victim,
+                           const HistoryEvent& put, Story& out) {
+  const ChangeCause by = cause_of(put);
+  std::string s = victim + "'s lock key " + key.key + " was overwritten at " + format_seconds(put.true_ns) +
+                  " by " +
+                  (by.kind == "request" ? request_words(by) : "a put of " + put.args.value("value", std::string("?")));
+  s += ": the key stayed, but now named another holder";
+  if (by.request == "put") s += ". A plain put does not check that the key is absent";
+  // The overwriter's last read before its put: if it came before the key was created, the
+  // check and the put were separate requests with the victim's put between them.
+  if (by.kind == "request" && by.sent_ns >= 0) {
+    const CallRecord* read = nullptr;
+    for (const CallRecord* c : facts.calls_of(by.client, 0, by.sent_ns, "range")) read = c;
+    if (read != nullptr && read->sent_ns < key.start_ns)
+      s += "; " + by.client + " had read the lock at " + format_seconds(read->sent_ns) + " (call " +
+           std::to_string(read->call) + "), before " + victim + "'s put created the key at " +
+           format_seconds(key.start_ns) + ": its check and its put were separate requests, and " + victim +
+           "'s put came between them";
+  }
+  s += ".";
+  out.say(s, TimeSpan{by.sent_ns >= 0 ? by.sent_ns : put.true_ns, put.true_ns});
+  nlohmann::json cause = {{"class", "key-overwritten"}, {"process", victim}, {"key", key.key}};
+  if (by.kind == "request") cause["request"] = request_json(by);
+  return cause;
+}
+
 // `h` was told it held the lock although its own key was already gone: says so, then why the
 // key went (class grantee-key-gone, the key's loss under "lost").
 nlohmann::json wrong_grant(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
@@ -147,32 +175,8 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
     return cause;
   }
   if (key != nullptr) {
-    if (const HistoryEvent* put = takeover(facts, *key, earlier.process, grant_ns)) {
-      const ChangeCause by = cause_of(*put);
-      std::string s = earlier.process + "'s lock key " + key->key + " was overwritten at " +
-                      format_seconds(put->true_ns) + " by " +
-                      (by.kind == "request" ? request_words(by)
-                                            : "a put of " + put->args.value("value", std::string("?")));
-      s += ": the key stayed, but now named another holder";
-      if (by.request == "put") s += ". A plain put does not check that the key is absent";
-      // The overwriter's last read before its put: if it came before the key was created, the
-      // check and the put were separate requests with the earlier holder's put between them.
-      if (by.kind == "request" && by.sent_ns >= 0) {
-        const CallRecord* read = nullptr;
-        for (const CallRecord* c : facts.calls_of(by.client, 0, by.sent_ns, "range")) read = c;
-        if (read != nullptr && read->sent_ns < key->start_ns)
-          s += "; " + by.client + " had read the lock at " + format_seconds(read->sent_ns) +
-               " (call " + std::to_string(read->call) + "), before " + earlier.process +
-               "'s put created the key at " + format_seconds(key->start_ns) +
-               ": its check and its put were separate requests, and " + earlier.process +
-               "'s put came between them";
-      }
-      s += ".";
-      out.say(s, TimeSpan{by.sent_ns >= 0 ? by.sent_ns : put->true_ns, put->true_ns});
-      nlohmann::json cause = {{"class", "key-overwritten"}, {"process", earlier.process}, {"key", key->key}};
-      if (by.kind == "request") cause["request"] = request_json(by);
-      return cause;
-    }
+    if (const HistoryEvent* put = takeover(facts, *key, earlier.process, grant_ns))
+      return overwritten(facts, *key, earlier.process, *put, out);
   }
   // The earlier holder's key stood: was the later one's own key gone?
   const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
@@ -188,8 +192,30 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                 format_seconds(grant_ns) + ", and so did " + later.process + "'s" +
                 (later_key ? " (" + later_key->key + ")" : std::string()) +
                 ": the algorithm let " + later.process + " in while " + earlier.process +
-                "'s key was there" + modes + "; no lease expired and no request removed it.",
+                "'s key was there" + modes + "; neither its lease expired nor a request removed it.",
             TimeSpan{key->start_ns, grant_ns});
+    // What the later holder may have taken as its turn: the last lock key to go while it
+    // waited, when that key was queued after the holder's (a predecessor that was a waiter,
+    // not the holder: its going says nothing about the holder).
+    const HistoryEvent* waiting = invoke_of(facts, later);
+    const KeyLifetime* gone = nullptr;
+    for (const auto& k : facts.truth().keys)
+      if (&k != key && &k != later_key && waiting != nullptr && k.end_ns >= waiting->true_ns &&
+          k.end_ns <= grant_ns && (gone == nullptr || k.end_ns > gone->end_ns))
+        gone = &k;
+    nlohmann::json woken_by;
+    if (gone != nullptr && gone->create_revision > key->create_revision) {
+      const std::string owner = !gone->owner.empty()            ? gone->owner
+                                : !gone->created_by.client.empty() ? gone->created_by.client
+                                                                   : std::string("another client");
+      out.say("The last lock key to go while " + later.process + " waited, " +
+                  format_duration(grant_ns - gone->end_ns) + " before its grant, was " + owner +
+                  "'s (revision " + std::to_string(gone->create_revision) + "), queued after " +
+                  earlier.process + "'s (revision " + std::to_string(key->create_revision) +
+                  "): its going did not mean " + earlier.process + " was done.",
+              TimeSpan{gone->end_ns, grant_ns});
+      woken_by = explain_key_loss(facts, *gone, owner, out);
+    }
     // A check-then-act race: the later holder's last read before its grant was answered before
     // the earlier holder's key existed.
     const HistoryEvent* invoke = invoke_of(facts, later);
@@ -203,8 +229,15 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                   "'s key was created at " + format_seconds(key->start_ns) +
                   ": a check-then-act race, its check and its taking of the lock being separate requests.",
               TimeSpan{read->sent_ns, key->start_ns});
-    return {{"class", "granted-while-key-held"}, {"process", later.process}, {"key", key->key}};
+    nlohmann::json cause = {{"class", "granted-while-key-held"}, {"process", later.process}, {"key", key->key}};
+    if (!woken_by.is_null()) cause["after_key_gone"] = woken_by;
+    return cause;
   }
+  // The earlier holder took the lock by overwriting the later one's key (a plain put): the
+  // later one's key had been taken over before it was told it held the lock.
+  if (later_key != nullptr)
+    if (const HistoryEvent* put = takeover(facts, *later_key, later.process, grant_ns))
+      return overwritten(facts, *later_key, later.process, *put, out);
   out.say("The history records no lock key for " + earlier.process + "'s acquire at " +
           format_seconds(earlier.start_ns) + ".");
   return {{"class", "unknown"}, {"process", earlier.process}};

@@ -66,14 +66,16 @@ void faults_near(const RunFacts& facts, const std::string& client, std::int64_t 
   if (!hit.empty()) out.say("Then " + fault_clauses(hit) + ".");
 }
 
-// The client call whose effect at the resource is `effect` (a resource-write or -read truth
-// event): the latest invoke of that client before it that the effect belongs to.
+// The client operation whose effect at the resource is `effect` (a resource-write or -read
+// truth event): the latest invoke of that client before it that the effect belongs to. Not
+// always the client's latest invoke: a write given up on may arrive during a later operation.
 const HistoryEvent* call_of_effect(const RunFacts& facts, const HistoryEvent& effect) {
   const std::string client = effect.args.is_object() ? effect.args.value("client", "") : "";
+  const std::string op = effect.op == "resource-write" ? "write" : "read";
   for (std::int64_t i = effect.index - 1; i >= 0; --i) {
     const HistoryEvent* e = facts.event(i);
-    if (e->kind != EventKind::invoke || e->process != client) continue;
-    return facts.resource_effect(e->index) == &effect ? e : nullptr;
+    if (e->kind != EventKind::invoke || e->process != client || e->op != op) continue;
+    if (facts.resource_effect(e->index) == &effect) return e;
   }
   return nullptr;
 }
@@ -99,10 +101,34 @@ void transit(const RunFacts& facts, const HistoryEvent& effect, Story& out, nloh
                   format_duration(took_ns) + " later";
   s += held.empty() ? "; none of the faults was active on its way" : ": " + fault_clauses(held, 6);
   out.say(s + ".", TimeSpan{call->true_ns, effect.true_ns});
+  // A write that arrived after its client had given up on it, or in a later holding: the
+  // holder the report names at its arrival is not the holding that sent it.
+  std::vector<std::string> late;
+  const HistoryEvent* done = facts.completion_of(call->index);
+  if (done != nullptr && done->true_ns < effect.true_ns && done->kind != EventKind::ok)
+    late.push_back(client + " had given up on it at " + format_seconds(done->true_ns) + " (" +
+                   done->result.value("error", std::string(event_kind_name(done->kind))) + ")");
+  const HoldingInterval* sent_in = nullptr;
+  const HoldingInterval* arrived_in = nullptr;
+  for (const auto& h : facts.holdings()) {
+    if (h.process != client) continue;
+    if (h.start_ns <= call->true_ns && call->true_ns <= h.end_ns) sent_in = &h;
+    if (h.start_ns <= effect.true_ns && effect.true_ns <= h.end_ns) arrived_in = &h;
+  }
+  if (sent_in != nullptr && sent_in != arrived_in)
+    late.push_back(client + " had sent it while holding the lock from " + format_seconds(sent_in->start_ns) +
+                   " to " + format_seconds(sent_in->end_ns) +
+                   (arrived_in ? ", an earlier holding than the one it arrived in" : ", and it arrived after that holding"));
+  if (!late.empty()) {
+    std::string t;
+    for (const auto& part : late) t += (t.empty() ? "" : "; ") + part;
+    out.say(t + ".", TimeSpan{call->true_ns, effect.true_ns});
+  }
   nlohmann::json starts = nlohmann::json::array();
   for (const FaultBand* f : held) starts.push_back(f->start_event);
   cause["transit"] = {{"client", client}, {"op", call->op}, {"sent_ns", call->true_ns},
-                      {"arrived_ns", effect.true_ns}, {"faults", starts}};
+                      {"arrived_ns", effect.true_ns}, {"faults", starts},
+                      {"given_up", done != nullptr && done->kind != EventKind::ok && done->true_ns < effect.true_ns}};
 }
 
 }  // namespace

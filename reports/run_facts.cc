@@ -124,21 +124,45 @@ std::vector<const KeyLifetime*> RunFacts::keys_at(std::int64_t at_ns) const {
   return out;
 }
 
+namespace {
+
+// The fields a resource event repeats from the operation that caused it: all equal.
+bool same_operation_args(const nlohmann::json& invoke_args, const nlohmann::json& effect_args) {
+  if (!invoke_args.is_object()) return true;
+  for (const char* field : {"token", "value", "base"})
+    if (invoke_args.contains(field) && effect_args.contains(field) && invoke_args[field] != effect_args[field])
+      return false;
+  return true;
+}
+
+}  // namespace
+
 const HistoryEvent* RunFacts::resource_effect(std::int64_t invoke) const {
   const HistoryEvent* call = event(invoke);
   if (call == nullptr) return nullptr;
   const HistoryEvent* done = completion_of(invoke);
-  // An indeterminate call may still reach the resource after its `info`; look on until the
-  // client's next operation, which is as far as this call can matter to the story.
-  const std::size_t limit = history_.events.size();
-  const std::string want = call->op == "write" ? "resource-write" : "resource-read";
-  for (std::size_t i = static_cast<std::size_t>(invoke) + 1; i < limit; ++i) {
+  const bool write = call->op == "write";
+  const std::string want = write ? "resource-write" : "resource-read";
+  for (std::size_t i = static_cast<std::size_t>(invoke) + 1; i < history_.events.size(); ++i) {
     const auto& e = history_.events[i];
-    if (e.kind == EventKind::invoke && e.process == call->process) break;
+    if (e.kind == EventKind::invoke && e.process == call->process) {
+      // A read matters only until the client's next operation. A write that was not
+      // acknowledged may still arrive much later (a retransmission, a held message): it is
+      // looked for until the client sends the same write again.
+      if (!write || (e.op == "write" && e.args == call->args)) break;
+      continue;
+    }
     if (done && done->kind == EventKind::ok && e.index > done->index) break;
-    if (e.kind == EventKind::truth && e.op == want && e.args.is_object() &&
-        e.args.value("client", "") == call->process)
+    if (e.kind != EventKind::truth || !e.args.is_object()) continue;
+    if (e.op == want && e.args.value("client", "") == call->process && same_operation_args(call->args, e.args))
       return &e;
+    // A guarded write keeps its data in etcd: its effect is the put its call made.
+    if (write && e.op == "key-put") {
+      const ChangeCause by = cause_of(e);
+      if (by.client == call->process && by.sent_ns >= call->true_ns &&
+          (done == nullptr || by.sent_ns <= done->true_ns))
+        return &e;
+    }
   }
   return nullptr;
 }

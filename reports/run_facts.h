@@ -65,8 +65,10 @@ class RunFacts {
                                                                 std::int64_t min_ns) const;
   // The key lifetimes alive at `at_ns`.
   std::vector<const KeyLifetime*> keys_at(std::int64_t at_ns) const;
-  // The truth "resource-write"/"resource-read" event the resource recorded for the client's
-  // operation opened by `invoke`, or nullptr (it never reached the resource).
+  // The truth event that carried out the client's operation opened by `invoke`: the
+  // "resource-write"/"resource-read" with its client, token, value and base, or for a guarded
+  // write (data kept in etcd) the "key-put" its call made; nullptr when it never took effect.
+  // An unacknowledged write is looked for to the end of the history (it may arrive late).
   const HistoryEvent* resource_effect(std::int64_t invoke) const;
 
  private:

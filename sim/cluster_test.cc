@@ -355,6 +355,27 @@ TEST_CASE("a paused member never runs a request whose cancellation came with it"
   for (int i = 0; i < 3; ++i) REQUIRE_FALSE(key_exists(rig, i, "cancelled"));
 }
 
+TEST_CASE("a paused leader never runs a request whose cancellation came with it, though it learns of a new leader first") {
+  // While the leader is paused another is elected. When it resumes it reads, in order, what
+  // came meanwhile: the request, the new leader's messages (it steps down and would forward
+  // what waits) and the cancellation. The cancellation still wins: it was read with the
+  // request, before anything was started.
+  Rig rig(3, 24);
+  const int member = rig.cluster.leader();
+  const ProcessId member_pid = rig.cluster.member(member).pid();
+  rig.world.pause(member_pid);
+  PutProbe probe(rig, "client-1", member, seconds(1), "cancelled");
+  rig.world.run_until(rig.world.now() + seconds(5));
+  REQUIRE(probe.finished);
+  REQUIRE(probe.outcome == "timeout");
+  const int successor = rig.cluster.leader();
+  REQUIRE(successor >= 0);
+  REQUIRE(successor != member);
+  rig.world.resume(member_pid);
+  rig.world.run_until(rig.world.now() + seconds(3));
+  for (int i = 0; i < 3; ++i) REQUIRE_FALSE(key_exists(rig, i, "cancelled"));
+}
+
 TEST_CASE("a request proposed before its cancellation came may still commit") {
   Rig rig(3, 23);
   const int leader = rig.cluster.leader();

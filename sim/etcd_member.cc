@@ -594,11 +594,14 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
   request_deadline_timer_.arm_no_later_than_local(deadline);
   if (cluster_.world().running_held()) {
     // It came while this member could not read (paused, or behind a cut): what came with it
-    // is read first, so a cancellation of it among them wins (see World::running_held).
+    // is read first, so a cancellation of it among them wins (see World::running_held). Not
+    // even a leader's message in the same batch starts it (retry_waiting_requests skips it).
+    pending_.back().second.arrived_held = true;
     if (!start_queued_) {
       start_queued_ = true;
       cluster_.world().post(pid_, [this] {
         start_queued_ = false;
+        for (auto& [pending_id, p] : pending_) p.arrived_held = false;
         retry_waiting_requests();
       });
     }
@@ -640,6 +643,11 @@ void EtcdMember::retry_waiting_requests() {
   for (const std::uint64_t id : waiting.items) {
     auto it = find_pending(id);
     if (it == pending_.end() || it->second.in_flight) continue;
+    if (it->second.arrived_held) {
+      // Started by the posted start (handle_client); the list stays in order.
+      waiting_ids_.insert(std::lower_bound(waiting_ids_.begin(), waiting_ids_.end(), id), id);
+      continue;
+    }
     it->second.in_flight = true;
     // A write's request is never read again once proposed (a lost proposal fails at the
     // deadline), so it moves into the log; reads and lease calls keep theirs for retries.

@@ -164,6 +164,9 @@ class EtcdMember {
     bool in_flight = false;
     // For reads: the index to reach before serving, once the leader gave it.
     std::optional<std::uint64_t> read_index;
+    // It came while this member could not read (paused, behind a cut): it is not started
+    // before the posted start runs, whatever else in the same batch wakes the member up.
+    bool arrived_held = false;
   };
   struct Watcher {
     ReplyRoute route;  // call_id is the client's stream id

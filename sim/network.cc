@@ -62,6 +62,13 @@ void Network::remove_rule(std::uint64_t id) {
     Link& l = link(from, to);
     if (!l.release_queued && !l.held.empty() && !blocked(from, to)) queue_release(l, from, to);
   }
+  // A connection declared dead during the cut can be made again once it healed: a later cut
+  // holds bytes on the new connection, whether or not a message crossed in between.
+  std::erase_if(dead_links_, [this](const std::pair<ProcessId, ProcessId>& d) {
+    if (blocked(d.first, d.second)) return false;
+    link(d.first, d.second).dead = false;
+    return true;
+  });
 }
 
 void Network::set_connection_timeout(ProcessId a, ProcessId b, Duration timeout) {
@@ -205,6 +212,8 @@ void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
   ++l.generation;
   ++deaths_;
   l.dead = blocked(from, to);
+  if (l.dead && std::find(dead_links_.begin(), dead_links_.end(), std::make_pair(from, to)) == dead_links_.end())
+    dead_links_.emplace_back(from, to);
   std::erase(holding_, std::make_pair(from, to));
   if (reset_handler_)
     world_.post(kWorldProcess, [this, from, to] { reset_handler_(from, to); });

@@ -198,6 +198,8 @@ class Network {
   // The links holding messages, (from, to), for the heal of a cut.
   std::vector<std::pair<ProcessId, ProcessId>> holding_;
   std::uint64_t deaths_ = 0;  // connections declared dead so far
+  // Links declared dead while cut, cleared when their cut heals (a vector: ordered, small).
+  std::vector<std::pair<ProcessId, ProcessId>> dead_links_;
   std::function<void(ProcessId, ProcessId)> reset_handler_;
   std::uint64_t sent_ = 0;
   std::uint64_t dropped_ = 0;

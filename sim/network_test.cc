@@ -92,6 +92,23 @@ TEST_CASE("a cut as long as the connection timeout kills the connection and what
   REQUIRE(t.net.messages_dropped() == 2);
 }
 
+TEST_CASE("after a cut killed a connection and healed, the next cut holds again, with no message between") {
+  Link2 t;
+  t.net.set_connection_timeout(t.a, t.b, seconds(5));
+  const auto first = t.cut();
+  t.send(1);
+  t.w.run_until(TrueTime(seconds(6)));  // declared dead: 1 is lost
+  t.net.remove_rule(first);
+  t.w.run_until(TrueTime(seconds(8)));  // healed; nothing crosses the link
+  const auto second = t.cut();
+  t.send(2);  // on a new connection: held, not dropped
+  t.w.run_until(TrueTime(seconds(9)));
+  t.net.remove_rule(second);
+  t.w.run_until(TrueTime(seconds(20)));
+  REQUIRE(t.got == std::vector<int>{2});
+  REQUIRE(t.net.messages_dropped() == 1);
+}
+
 TEST_CASE("a cut shorter than the timeout loses nothing, however many messages it held") {
   Link2 t;
   t.net.set_connection_timeout(t.a, t.b, seconds(5));
