@@ -111,8 +111,8 @@ CheckResult check_liveness(const History& history, const LivenessOptions& option
   const bool starved = late_attempts && granted_after_heal == 0;
   if (starved && witness.empty()) {
     witness = {{"rule", "never-granted-after-healing"}, {"heal_ns", heal_ns}};
-    summary = "no client acquired the lock after every fault had healed at " + fmt_s(heal_ns) +
-              ", although " + std::to_string(after_heal) + " acquires were tried";
+    summary = "none of the " + std::to_string(after_heal) +
+              " acquires tried after every fault had healed at " + fmt_s(heal_ns) + " succeeded";
   }
   r.figures = {{"healed_at_ns", heal_ns},
                {"acquires_after_healing", after_heal},

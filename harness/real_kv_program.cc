@@ -44,6 +44,21 @@ std::string random_range_end(Rng& rng, const std::string& key) {
   }
 }
 
+// An end that makes the range span several keys: every key from `key`, its prefix, or up to a
+// later key (the generator's ranges, compares and deletes should meet more than one key).
+std::string multi_key_end(Rng& rng, const std::string& key) {
+  switch (rng.below(3)) {
+    case 0:
+      return std::string(1, '\0');
+    case 1:
+      return key.empty() ? std::string(1, '\0') : prefix_range_end(key);
+    default: {
+      std::string end = pick(rng, keys());
+      return end > key ? end : std::string(1, '\0');
+    }
+  }
+}
+
 Revision random_rel_revision(Rng& rng, const GenState& s, Revision beyond) {
   return rng.between(1, std::max<Revision>(1, s.relative_revision + beyond));
 }
@@ -59,7 +74,7 @@ LeaseId random_lease(Rng& rng, const GenState& s, double none) {
 RangeRequest random_range(Rng& rng, const GenState& s) {
   RangeRequest r;
   r.key = random_key(rng);
-  r.range_end = random_range_end(rng, r.key);
+  r.range_end = rng.chance(0.6) ? multi_key_end(rng, r.key) : random_range_end(rng, r.key);
   if (rng.chance(0.3)) r.limit = rng.between(0, 3);
   if (rng.chance(0.3)) r.revision = random_rel_revision(rng, s, 2);  // may be in the future
   if (rng.chance(0.4)) {
@@ -108,7 +123,7 @@ Compare random_compare(Rng& rng, const GenState& s) {
   c.result = static_cast<CompareResult>(rng.below(4));
   c.target = static_cast<CompareTarget>(rng.below(5));
   c.key = rng.chance(0.98) ? pick(rng, keys()) : "";
-  if (rng.chance(0.15)) c.range_end = random_range_end(rng, c.key);
+  if (rng.chance(0.4)) c.range_end = multi_key_end(rng, c.key);
   switch (c.target) {
     case CompareTarget::version:
       c.version = rng.between(0, 3);
@@ -269,12 +284,19 @@ nlohmann::json txn_json(const TxnRequest& t) {
 }  // namespace
 
 Op generate_op(Rng& rng, const GenState& s) {
+  // A program's first writes fill the store, so its ranges and compares meet several keys.
+  if (s.relative_revision < 3 && rng.chance(0.5)) {
+    PutRequest p;
+    p.key = pick(rng, keys());
+    p.value = pick(rng, values());
+    return p;
+  }
   const auto roll = rng.below(100);
   if (roll < 22) return random_put(rng, s);
   if (roll < 42) return random_range(rng, s);
-  if (roll < 50) return random_delete(rng);
+  if (roll < 48) return random_delete(rng);
   if (roll < 68) return random_txn(rng, s, 0);
-  if (roll < 75) {
+  if (roll < 74) {
     LeaseGrantRequest g;
     static const std::int64_t ttls[] = {0, 1, 2, 3, 5, 60};
     g.ttl_seconds = rng.chance(0.03) ? 10'000'000'000 : ttls[rng.below(6)];
@@ -282,7 +304,7 @@ Op generate_op(Rng& rng, const GenState& s) {
     if (rng.chance(0.2)) g.id = static_cast<LeaseId>(0x10000 + s.program * 4 + rng.below(2));
     return g;
   }
-  if (roll < 79) return LeaseRevokeRequest{random_lease(rng, s, 0.0)};
+  if (roll < 80) return LeaseRevokeRequest{random_lease(rng, s, 0.0)};
   if (roll < 83) return LeaseKeepAliveRequest{random_lease(rng, s, 0.0)};
   if (roll < 88) return LeaseTimeToLiveRequest{random_lease(rng, s, 0.0), rng.chance(0.5)};
   if (roll < 91) {

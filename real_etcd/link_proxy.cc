@@ -8,11 +8,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -21,6 +24,22 @@ namespace lockstep::real {
 namespace {
 
 constexpr std::size_t kChunkBytes = 64 * 1024;
+
+using Clock = std::chrono::steady_clock;
+
+// When TCP next retransmits data first sent at `first` and unacknowledged since (Linux: the
+// retransmission timeout starts at 200 ms and doubles, up to 120 s): the first moment at or
+// after `now` that a cut's held bytes can get through once it healed. The simulator's links
+// use the same schedule (sim/network.cc).
+Clock::time_point next_retransmission(Clock::time_point first, Clock::time_point now) {
+  std::chrono::milliseconds rto(200);
+  Clock::time_point at = first + rto;
+  while (at < now) {
+    rto = std::min(2 * rto, std::chrono::milliseconds(120'000));
+    at += rto;
+  }
+  return at;
+}
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -105,6 +124,10 @@ struct LinkProxy::Impl {
     std::size_t off = 0;
     bool src_eof = false;
     bool dst_shut = false;
+    // A cut as TCP sees it: when the first byte waited behind it, and, once it healed, the
+    // retransmission that lets the held bytes through.
+    std::optional<Clock::time_point> held_since;
+    std::optional<Clock::time_point> release_at;
     bool pending() const { return off < buf.size(); }
   };
   struct Conn {
@@ -194,8 +217,8 @@ struct LinkProxy::Impl {
     auto c = std::make_unique<Conn>();
     c->dialer_fd = fd;
     c->target_fd = up;
-    c->flows[0] = Flow{fd, up, dialer, l.target, {}, 0, false, false};
-    c->flows[1] = Flow{up, fd, l.target, dialer, {}, 0, false, false};
+    c->flows[0] = Flow{fd, up, dialer, l.target, {}, 0, false, false, std::nullopt, std::nullopt};
+    c->flows[1] = Flow{up, fd, l.target, dialer, {}, 0, false, false, std::nullopt, std::nullopt};
     conns.push_back(std::move(c));
     ++stats.connections_accepted;
   }
@@ -232,7 +255,8 @@ struct LinkProxy::Impl {
   }
 
   void run() {
-    enum class What { wake, listener, read, write };
+    // probe: a blocked flow's source is watched (not read) for the first byte that waits.
+    enum class What { wake, listener, read, write, probe };
     struct Slot {
       What what;
       std::size_t index;  // listener or connection
@@ -243,8 +267,10 @@ struct LinkProxy::Impl {
     for (;;) {
       fds.clear();
       slots.clear();
+      int timeout_ms = 1000;
       {
         std::lock_guard<std::mutex> g(mu);
+        const Clock::time_point now = Clock::now();
         if (stopping) return;
         fds.push_back({wake_read, POLLIN, 0});
         slots.push_back({What::wake, 0, 0});
@@ -255,7 +281,30 @@ struct LinkProxy::Impl {
         for (std::size_t i = 0; i < conns.size(); ++i) {
           for (int k = 0; k < 2; ++k) {
             Flow& f = conns[i]->flows[k];
-            if (is_blocked(f)) continue;
+            if (is_blocked(f)) {
+              f.release_at.reset();
+              if (!f.held_since) {
+                if (f.pending()) {
+                  f.held_since = now;
+                } else if (!f.src_eof) {
+                  fds.push_back({f.src, POLLIN, 0});
+                  slots.push_back({What::probe, i, k});
+                }
+              }
+              continue;
+            }
+            if (f.held_since) {
+              // Healed: what waited goes at TCP's next retransmission, and what came after
+              // it waits behind it.
+              if (!f.release_at) f.release_at = next_retransmission(*f.held_since, now);
+              if (now < *f.release_at) {
+                const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*f.release_at - now);
+                timeout_ms = std::min<int>(timeout_ms, static_cast<int>(wait.count()));
+                continue;
+              }
+              f.held_since.reset();
+              f.release_at.reset();
+            }
             if (f.pending()) {
               fds.push_back({f.dst, POLLOUT, 0});
               slots.push_back({What::write, i, k});
@@ -266,7 +315,7 @@ struct LinkProxy::Impl {
           }
         }
       }
-      const int n = ::poll(fds.data(), fds.size(), 1000);
+      const int n = ::poll(fds.data(), fds.size(), timeout_ms);
       if (n <= 0) continue;
       std::lock_guard<std::mutex> g(mu);
       if (stopping) return;
@@ -284,6 +333,10 @@ struct LinkProxy::Impl {
           Conn& c = *conns[s.index];
           if (c.dead) continue;
           Flow& f = c.flows[s.flow];
+          if (s.what == What::probe) {
+            if (!f.held_since) f.held_since = Clock::now();
+            continue;
+          }
           // A block that arrived while polling is in force from here on.
           if (is_blocked(f)) continue;
           const bool ok = s.what == What::read ? read_flow(f) : write_flow(f);

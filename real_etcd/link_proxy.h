@@ -6,8 +6,10 @@
 // replies in target->dialer. block(from, to) holds every byte in the direction from->to on
 // every connection between the two, existing and new, until unblock(): the proxy stops
 // reading from the sending socket, so the data waits in kernel buffers and the sender sees a
-// silent peer, as with packets dropped by a firewall (no reset, no refusal). On unblock the
-// held bytes flow again. TCP needs both directions, so a one-way block stalls the
+// silent peer, as with packets dropped by a firewall (no reset, no refusal). After unblock the
+// held bytes flow again when TCP would next retransmit them: 200 ms after the first byte
+// waited, then doubling (up to 120 s), as with real packets dropped and resent; what the
+// sender wrote after the heal waits behind them. TCP needs both directions, so a one-way block stalls the
 // connections carrying it both ways at the transport level; the processes see only that
 // their messages to the other side go nowhere.
 //

@@ -102,6 +102,37 @@ TEST_CASE("link proxy: forwards both ways - and a block holds one direction unti
   ::close(accepted);
 }
 
+TEST_CASE("link proxy: held bytes get through at TCP's next retransmission after the heal, not at once") {
+  auto proxy = LinkProxy::create();
+  REQUIRE(proxy.ok());
+  Listener server;
+  auto port = proxy.value()->add_fixed_listener("client-0", "member-0", server.port);
+  REQUIRE(port.ok());
+  const int client = connect_to(port.value());
+  const int accepted = ::accept(server.fd, nullptr, nullptr);
+  REQUIRE(accepted >= 0);
+  proxy.value()->block("client-0", "member-0");
+  const auto sent = SteadyClock::now();
+  send_text(client, "held");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  proxy.value()->unblock("client-0", "member-0");  // healed at ~300 ms
+  send_text(client, "+after");  // written after the heal: behind what was held
+  std::string got = read_some(accepted, 3000);
+  const auto arrived_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - sent).count();
+  while (got.size() < std::string("held+after").size()) {
+    const std::string more = read_some(accepted, 1000);
+    if (more.empty()) break;
+    got += more;
+  }
+  CHECK(got == "held+after");
+  // Retransmissions at 200 and 600 ms after the first byte waited: the first after the heal.
+  CHECK(arrived_ms >= 550);
+  CHECK(arrived_ms < 1000);
+  ::close(client);
+  ::close(accepted);
+}
+
 TEST_CASE("link proxy: a target that refuses makes the proxy refuse - an unknown member dialer is refused") {
   auto proxy = LinkProxy::create();
   REQUIRE(proxy.ok());

@@ -75,6 +75,27 @@ std::string endings(const std::vector<const CallRecord*>& calls, std::int64_t un
   return join_words(parts);
 }
 
+// The members of the run: those named by faults and leader records, and `also`.
+std::set<std::string> member_names(const RunFacts& facts, const std::string& also) {
+  std::set<std::string> members = {also};
+  for (const auto& f : facts.faults())
+    for (const auto& p : f.processes)
+      if (is_member(p)) members.insert(p);
+  for (const auto& t : facts.truth().leaders) members.insert(t.member);
+  return members;
+}
+
+// Whether link fault `f` acts on a request's way: from `client` to the member it called (and
+// back), or between members (the proposal's way to the leader, the leader's quorum).
+bool on_request_way(const FaultBand& f, const std::string& client, const std::string& member,
+                    const std::set<std::string>& members) {
+  if (f.on_link(client, member) || f.on_link(member, client)) return true;
+  for (const auto& a : members)
+    for (const auto& b : members)
+      if (a != b && f.on_link(a, b)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string lease_hex(std::int64_t lease) {
@@ -216,11 +237,13 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // A link fault during which this client's keep-alives were answered in time (before the
     // lessor found the lease expired) stopped nothing. One answered later may have been held
     // by the fault: a cut link holds its messages until it heals, as TCP does.
+    // Only a fault that acts on every message alike (a cut, a delay) is cleared so, and only
+    // by a keep-alive sent in the window: loss lets some messages through and not others.
     bool answered_through = false;
-    if (f.kind != "pause" && f.kind != "crash")
+    if (f.kind == "partition" || f.kind == "delay")
       for (const CallRecord* c : keep_alives)
         if (c->lease == lease.lease && c->outcome == "ok" && c->end_ns <= to_ns &&
-            c->sent_ns >= f.start_ns && c->sent_ns <= end)
+            c->sent_ns >= std::max(f.start_ns, std::min(from_ns, due_ns)) && c->sent_ns <= end)
           answered_through = true;
     if (!answered_through) faults.push_back(&f);
   }
@@ -291,6 +314,15 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       std::vector<const FaultBand*> dup;
       for (const FaultBand* f : facts.faults_hitting(by.client, by.sent_ns, by.sent_ns))
         if (f->kind == "duplicate") dup.push_back(f);
+      // What let time pass between the two copies' applying (a copy right behind the first
+      // deletes nothing new): reordering or delay on the request's way.
+      const std::set<std::string> members = member_names(facts, by.member);
+      for (const auto& f : facts.faults()) {
+        const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+        if ((f.kind == "reorder" || f.kind == "delay") && f.start_ns <= key.end_ns && end >= by.sent_ns &&
+            on_request_way(f, by.client, by.member, members))
+          dup.push_back(&f);
+      }
       s += dup.empty() ? "" : ", and " + fault_clauses(dup) + " when it was sent";
       story.say(s + ".", TimeSpan{by.sent_ns, key.end_ns});
       nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
@@ -313,23 +345,24 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     std::vector<const FaultBand*> held;
     const std::int64_t took_ns = by.sent_ns >= 0 ? key.end_ns - by.sent_ns : 0;
     if (by.sent_ns >= 0) {
+      const std::set<std::string> members = member_names(facts, by.member);
+      const auto leaderless = facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000);
       for (const auto& f : facts.faults()) {
         const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
         if (f.start_ns > key.end_ns || end < by.sent_ns) continue;
-        if (f.kind == "pause" || f.kind == "crash") {
-          if (f.hits(by.member)) held.push_back(&f);
+        if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock") {
+          // The receiving member's own; another member's when no member led meanwhile (it
+          // may have cost the leader its quorum). A clock times the member's elections.
+          bool counts = f.hits(by.member);
+          for (const auto& [a, b] : leaderless)
+            for (const auto& m : members)
+              counts = counts || (f.kind != "clock" && f.hits(m) && f.start_ns <= b && end >= a);
+          if (counts) held.push_back(&f);
           continue;
         }
-        if (f.kind == "clock") {  // the receiving member's clock times its elections
-          if (f.hits(by.member)) held.push_back(&f);
+        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.processes.empty())
           continue;
-        }
-        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" ||
-            f.processes.empty())
-          continue;
-        bool ours = true;
-        for (const auto& p : f.processes) ours = ours && (p == by.client || is_member(p));
-        if (ours) held.push_back(&f);
+        if (on_request_way(f, by.client, by.member, members)) held.push_back(&f);
       }
       std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
         return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
@@ -338,8 +371,8 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     // A request applied within a second of its sending was not held: say nothing of its way.
     if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
       std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
-      h += held.empty() ? "; none of the faults was active on " + by.member + " or " + by.client +
-                              "'s links in that time"
+      h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
+                              "'s link to it or on the links between members in that time"
                         : ": " + fault_clauses(held, 4);
       std::vector<std::string> gaps;
       for (const auto& [a, b] : facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000))

@@ -377,7 +377,7 @@ TEST_CASE("fault bands pair starts with ends and name who they hit") {
   CHECK(bands[0].kind == "partition");
   CHECK(bands[0].end_ns == ms(6));
   CHECK(bands[0].processes == std::vector<std::string>{"client-0", "member-0", "member-1"});
-  CHECK(reports::describe_fault(bands[0]) == "messages from client-0 to member-0 and member-1 were cut");
+  CHECK(reports::describe_fault(bands[0]) == "the links from client-0 to member-0 and member-1 were cut (their messages held)");
   CHECK(bands[1].processes == std::vector<std::string>{"member-0", "member-2"});
   CHECK(bands[1].instant());
   CHECK(reports::describe_fault(bands[1]) == "the leader was moved from member-0 to member-2");

@@ -121,12 +121,12 @@ std::string describe_fault(const FaultBand& band) {
   const std::string& k = band.kind;
   if (k == "pause") return targets + (names_in(a, "targets").size() > 1 ? " were" : " was") + " paused";
   if (k == "crash") return targets + " crashed";
-  if (k == "partition") return "messages " + link + " were cut";
+  if (k == "partition") return "the links " + link + " were cut (their messages held)";
   if (k == "delay")
     return "messages " + link + " were delayed by " +
            format_duration(int_arg(a, "amount_ms") * 1'000'000);
-  if (k == "loss") return "messages " + link + " were lost with probability " +
-                          std::to_string(a.value("probability", 0.0)).substr(0, 4);
+  if (k == "loss") return "transmissions " + link + " were lost with probability " +
+                          std::to_string(a.value("probability", 0.0)).substr(0, 4) + " (TCP resent them, late)";
   if (k == "duplicate") return "messages " + link + " were duplicated";
   if (k == "reorder") return "messages " + link + " were reordered";
   if (k == "lease-drop") return targets + "'s lease keep-alives were dropped";

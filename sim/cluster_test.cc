@@ -305,6 +305,14 @@ struct PutProbe {
     task = node.spawn(put(std::move(key)), "put");
   }
   Task<void> put(std::string key) {
+    if (key.rfind("read:", 0) == 0) {  // a linearizable read instead
+      RangeRequest get;
+      get.key = key.substr(5);
+      auto r = co_await node.kv().range(get);
+      outcome = r.ok() ? std::string("ok") : error_code_name(r.error().code);
+      finished = true;
+      co_return;
+    }
     PutRequest p;
     p.key = std::move(key);
     p.value = "v";
@@ -313,6 +321,20 @@ struct PutProbe {
     finished = true;
   }
 };
+
+TEST_CASE("a read whose ReadIndex is out when a new leader becomes known fails with leader changed") {
+  // etcd's linearizableReadLoop answers its pending reads "etcdserver: leader changed" when
+  // its member learns of a new leader; the cluster-level differential test met it.
+  Rig rig(3, 25);
+  const int leader = rig.cluster.leader();
+  const int follower = (leader + 1) % 3;
+  rig.world.pause(rig.cluster.member(leader).pid());
+  PutProbe probe(rig, "client-1", follower, seconds(10), "read:k");
+  rig.world.run_until(rig.world.now() + seconds(5));
+  REQUIRE(rig.cluster.leader() != leader);
+  REQUIRE(probe.finished);
+  CHECK(probe.outcome == std::string(error_code_name(ErrorCode::leader_changed)));
+}
 
 bool key_exists(Rig& rig, int member, const std::string& key) {
   RangeRequest get;

@@ -93,6 +93,7 @@ void EtcdMember::on_crash() {
   held_lease_calls_.clear();
   renewals_.clear();
   leader_ = -1;
+  last_known_leader_ = -1;
   votes_.clear();
   next_index_.clear();
   match_index_.clear();
@@ -137,12 +138,17 @@ void EtcdMember::on_election_timeout() {
 
 void EtcdMember::become_follower(std::uint64_t term, int leader) {
   const bool was_leader = role_ == MemberRole::leader;
+  // Every end of a leadership is recorded: check-quorum, a higher term seen, a hand-over.
+  if (was_leader)
+    cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
+                                  {{"term", term_}, {"member", index_}});
   if (term > term_) {
     term_ = term;
     voted_for_ = -1;
   }
   role_ = MemberRole::follower;
   leader_ = leader;
+  note_leader(leader);
   if (was_leader) {
     lessor_primary_ = false;  // etcd's lessor Demote
     release_held_lease_calls();  // answered "no leader": their members ask the new one
@@ -178,9 +184,24 @@ void EtcdMember::become_candidate(bool forced) {
   }
 }
 
+void EtcdMember::note_leader(int leader) {
+  if (leader < 0 || leader == last_known_leader_) return;
+  const bool changed = last_known_leader_ >= 0;
+  last_known_leader_ = leader;
+  if (!changed || read_round_.empty()) return;
+  // etcd's linearizableReadLoop: the reads whose ReadIndex is out fail with a retryable
+  // "leader changed" when a new leader becomes known (those not yet asked for wait).
+  read_round_timer_.disarm();
+  std::vector<std::uint64_t> reads = std::move(read_round_);
+  read_round_.clear();
+  for (const std::uint64_t id : reads)
+    finish_request(id, Error(ErrorCode::leader_changed, "etcdserver: leader changed"));
+}
+
 void EtcdMember::become_leader() {
   role_ = MemberRole::leader;
   leader_ = index_;
+  note_leader(index_);
   election_timer_.disarm();  // no elections while leading
   const Duration now_local = cluster_.world().local_monotonic(pid_);
   const auto members = static_cast<std::size_t>(cluster_.size());
@@ -234,8 +255,6 @@ void EtcdMember::schedule_heartbeat() {
       }
     }
     if (check && recent < quorum()) {
-      cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
-                                    {{"term", term_}, {"member", index_}});
       become_follower(term_, -1);
       return;
     }
@@ -702,6 +721,22 @@ void EtcdMember::submit(LogEntry&& entry) {
                             [entry = Box<LogEntry>(std::move(entry))](EtcdMember& t) mutable {
                               t.on_forwarded_proposal(std::move(entry));
                             });
+  }
+}
+
+void EtcdMember::on_forwarded_proposal(Box<LogEntry>&& entry) {
+  if (cluster_.world().running_held()) {
+    cluster_.world().post(pid_, [this, e = std::move(entry)]() mutable { step_forwarded_proposal(std::move(e)); });
+    return;
+  }
+  step_forwarded_proposal(std::move(entry));
+}
+
+void EtcdMember::step_forwarded_proposal(Box<LogEntry>&& entry) {
+  if (is_leader()) {
+    on_proposal(std::move(*entry));
+  } else if (leader_ >= 0 && leader_ != index_) {
+    submit(std::move(*entry));
   }
 }
 

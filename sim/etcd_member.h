@@ -143,8 +143,14 @@ class EtcdMember {
   void on_heartbeat(const Heartbeat& m);
   void on_heartbeat_reply(const HeartbeatReply& m);
   void on_timeout_now();
-  // A follower's proposal forwarded to this (leader) member.
-  void on_forwarded_proposal(Box<LogEntry>&& entry) { on_proposal(std::move(*entry)); }
+  // A proposal another member forwarded to this one, as to its leader. A member that no
+  // longer leads forwards it on to the leader it knows, as raft's followers do (dropped when
+  // it knows none). One read together with other messages (after a pause, or released by a
+  // healed cut) is stepped after them: etcd's transport hands proposals to raft on their own
+  // goroutine, apart from the peer's other messages, so a deposed leader usually learns of its
+  // successor first and passes the proposal on to it.
+  void on_forwarded_proposal(Box<LogEntry>&& entry);
+  void step_forwarded_proposal(Box<LogEntry>&& entry);
   // A proposal reached the leader (or the leader proposes): appended to its log in its term.
   void on_proposal(LogEntry&& entry);
   // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
@@ -292,6 +298,10 @@ class EtcdMember {
   // Volatile state.
   MemberRole role_ = MemberRole::follower;
   int leader_ = -1;
+  // The last leader this member knew of (etcd's leaderChanged notifier fires when another
+  // becomes known): a read round out for a ReadIndex then fails with "leader changed".
+  int last_known_leader_ = -1;
+  void note_leader(int leader);
   std::uint64_t commit_index_ = 0;
   Duration election_timeout_local_{0};  // the current randomized timeout
   DeadlineTimer election_timer_;         // armed while not leading

@@ -462,6 +462,16 @@ Result<RangeResponse> EtcdStore::range_at(const RangeRequest& req, Revision curr
            (req.min_create_revision != 0 && kv.create_revision < req.min_create_revision);
   });
 
+  // etcd reads the whole range only when it must sort or filter it; otherwise it reads
+  // limit + 1 keys in key order (the extra one says whether there are more), and sorts and
+  // cuts those: with order NONE and another target, the answer is the first keys by key,
+  // sorted by the target, not the smallest by the target.
+  const bool has_filter = req.max_mod_revision != 0 || req.min_mod_revision != 0 ||
+                          req.max_create_revision != 0 || req.min_create_revision != 0;
+  if (req.sort_order == SortOrder::none && !has_filter && req.limit > 0 &&
+      static_cast<std::int64_t>(kvs.size()) > req.limit + 1)
+    kvs.resize(static_cast<std::size_t>(req.limit + 1));
+
   SortOrder order = req.sort_order;
   // Results come in key order already; etcd sorts ascending by default only for other targets.
   if (order == SortOrder::none && req.sort_target != SortTarget::key) order = SortOrder::ascend;

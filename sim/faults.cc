@@ -6,12 +6,12 @@ namespace lockstep::sim {
 
 const std::vector<FaultClass>& fault_catalogue() {
   static const std::vector<FaultClass> catalogue = {
-      {"partition", "cut messages between processes (client from cluster, member from member; "
-                    "symmetric, one-way, isolate-one, majority/minority)"},
+      {"partition", "cut links between processes, holding their bytes as TCP does (client from "
+                    "cluster, member from member; symmetric, one-way, isolate-one, majority/minority)"},
       {"delay", "add latency to the messages of a link"},
-      {"loss", "drop a fraction of the messages of a link"},
-      {"duplicate", "deliver a fraction of the messages of a link twice"},
-      {"reorder", "add random latency to a link's messages and lift its FIFO order"},
+      {"loss", "lose a fraction of a link's transmissions: TCP resends them, later and in order"},
+      {"duplicate", "deliver a fraction of a link's messages twice, the copy right behind (a retry)"},
+      {"reorder", "add random latency to a link's messages and lift their order (calls, not streams)"},
       {"pause", "stop a process (a GC pause or SIGSTOP): its tasks and timers stop, its "
                 "messages wait"},
       {"crash", "crash a process and restart it later (a client loses its memory, a member "
