@@ -162,10 +162,30 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
-    // Not the limit of leases when the holder gave its lease up itself, or when a deposed
-    // leader revoked a lease the new leader kept alive (etcd's bug).
+    // A key created on a lease that had already run out by its lessor's last renewal (in true
+    // time: not said when the lessor's clock was faulted): the lock was lost before it was taken.
+    const LeaseLifetime* lease = key->lease != 0 ? facts.truth().find_lease(key->lease) : nullptr;
+    bool leader_clock_fault = false;
+    if (lease != nullptr)
+      for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, key->start_ns))
+        leader_clock_fault = leader_clock_fault || f->kind == "clock";
+    if (cause.value("class", "") == "lease-expired" && lease != nullptr && lease->ttl_seconds > 0 &&
+        lease->expiry.renewed_ns >= 0 && !leader_clock_fault &&
+        lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000 < key->start_ns) {
+      out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
+                  " on a lease that had already run out: its lessor had last renewed it at " +
+                  format_seconds(lease->expiry.renewed_ns) + ", with a TTL of " +
+                  std::to_string(lease->ttl_seconds) + " s, so until " +
+                  format_seconds(lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000) +
+                  ". The lock was lost before it was taken.",
+              TimeSpan{lease->expiry.renewed_ns, key->start_ns});
+      cause["lease_run_out_before_key"] = true;
+    }
+    // Not the limit of leases when the holder gave its lease up itself, when a deposed
+    // leader revoked a lease the new leader kept alive (etcd's bug), or when the lease had run
+    // out before the key was made.
     if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
-        !cause.value("deposed_leader", false)) {
+        !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_key", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +
               " still believed it held the lock after etcd had expired its lease and given "
               "the lock to " + later.process + "; only fencing at the protected resource makes "
