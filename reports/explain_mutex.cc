@@ -164,12 +164,14 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
     // A key created on a lease that had already run out by its lessor's last renewal (in true
     // time: not said when the lessor's clock was faulted): the lock was lost before it was taken.
-    const LeaseLifetime* lease = key->lease != 0 ? facts.truth().find_lease(key->lease) : nullptr;
+    const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0
+                                     ? facts.truth().find_lease(key->lease)
+                                     : nullptr;
     bool leader_clock_fault = false;
     if (lease != nullptr)
       for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, key->start_ns))
         leader_clock_fault = leader_clock_fault || f->kind == "clock";
-    if (cause.value("class", "") == "lease-expired" && lease != nullptr && lease->ttl_seconds > 0 &&
+    if (lease != nullptr && lease->ttl_seconds > 0 &&
         lease->expiry.renewed_ns >= 0 && !leader_clock_fault &&
         lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000 < key->start_ns) {
       out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +

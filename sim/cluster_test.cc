@@ -290,35 +290,38 @@ TEST_CASE("a restarted member keeps its data") {
   REQUIRE(value == "yes");
 }
 
-// A client of its own on `member`, with `timeout_ms` per call, whose one put of `key` the
-// test starts at once.
-struct PutProbe {
+// A client of its own on `member`, with `timeout` per call, whose one call on `key` (a put, or
+// a linearizable read) the test starts at once.
+enum class ProbeCall { put, read };
+struct CallProbe {
   SimKvClient kv;
   SimNode node;
   bool finished = false;
   std::string outcome;
   SpawnHandle task;
 
-  PutProbe(Rig& rig, const char* name, int member, Duration timeout, std::string key)
+  CallProbe(Rig& rig, const char* name, int member, Duration timeout, std::string key,
+            ProbeCall call = ProbeCall::put)
       : kv(rig.world, rig.cluster, rig.world.add_process(name), SimClientOptions{member, timeout}),
         node(rig.world, rig.world.process_count() - 1, kv, rig.world.rng_for(name)) {
-    task = node.spawn(put(std::move(key)), "put");
+    task = node.spawn(run(std::move(key), call), "probe");
   }
-  Task<void> put(std::string key) {
-    if (key.rfind("read:", 0) == 0) {  // a linearizable read instead
+  template <typename T>
+  void finish(const Result<T>& r) {
+    outcome = r.ok() ? std::string("ok") : error_code_name(r.error().code);
+    finished = true;
+  }
+  Task<void> run(std::string key, ProbeCall call) {
+    if (call == ProbeCall::read) {
       RangeRequest get;
-      get.key = key.substr(5);
-      auto r = co_await node.kv().range(get);
-      outcome = r.ok() ? std::string("ok") : error_code_name(r.error().code);
-      finished = true;
+      get.key = std::move(key);
+      finish(co_await node.kv().range(get));
       co_return;
     }
     PutRequest p;
     p.key = std::move(key);
     p.value = "v";
-    auto r = co_await node.kv().put(p);
-    outcome = r.ok() ? std::string("ok") : error_code_name(r.error().code);
-    finished = true;
+    finish(co_await node.kv().put(p));
   }
 };
 
@@ -329,7 +332,7 @@ TEST_CASE("a read whose ReadIndex is out when a new leader becomes known fails w
   const int leader = rig.cluster.leader();
   const int follower = (leader + 1) % 3;
   rig.world.pause(rig.cluster.member(leader).pid());
-  PutProbe probe(rig, "client-1", follower, seconds(10), "read:k");
+  CallProbe probe(rig, "client-1", follower, seconds(10), "k", ProbeCall::read);
   rig.world.run_until(rig.world.now() + seconds(5));
   REQUIRE(rig.cluster.leader() != leader);
   REQUIRE(probe.finished);
@@ -351,7 +354,7 @@ TEST_CASE("a cut of 100 ms between a client and its member loses no request: TCP
   cut.blocked = true;
   cut.to = {member_pid};
   const auto rule = rig.network.add_rule(cut);
-  PutProbe probe(rig, "client-1", member, seconds(5), "held");
+  CallProbe probe(rig, "client-1", member, seconds(5), "held");
   rig.world.run_until(rig.world.now() + milliseconds(100));
   REQUIRE_FALSE(probe.finished);
   rig.network.remove_rule(rule);
@@ -368,7 +371,7 @@ TEST_CASE("a paused member never runs a request whose cancellation came with it"
   const int member = (rig.cluster.leader() + 1) % 3;  // a follower: it would forward the put
   const ProcessId member_pid = rig.cluster.member(member).pid();
   rig.world.pause(member_pid);
-  PutProbe probe(rig, "client-1", member, seconds(1), "cancelled");
+  CallProbe probe(rig, "client-1", member, seconds(1), "cancelled");
   rig.world.run_until(rig.world.now() + seconds(3));
   REQUIRE(probe.finished);
   REQUIRE(probe.outcome == "timeout");
@@ -386,7 +389,7 @@ TEST_CASE("a paused leader never runs a request whose cancellation came with it,
   const int member = rig.cluster.leader();
   const ProcessId member_pid = rig.cluster.member(member).pid();
   rig.world.pause(member_pid);
-  PutProbe probe(rig, "client-1", member, seconds(1), "cancelled");
+  CallProbe probe(rig, "client-1", member, seconds(1), "cancelled");
   rig.world.run_until(rig.world.now() + seconds(5));
   REQUIRE(probe.finished);
   REQUIRE(probe.outcome == "timeout");
@@ -407,7 +410,7 @@ TEST_CASE("a request proposed before its cancellation came may still commit") {
   // The followers stop for less than an election timeout: the leader keeps leading, and the
   // entry it proposed waits for them.
   for (const ProcessId f : followers) rig.world.pause(f);
-  PutProbe probe(rig, "client-1", leader, milliseconds(200), "proposed");
+  CallProbe probe(rig, "client-1", leader, milliseconds(200), "proposed");
   rig.world.run_until(rig.world.now() + milliseconds(500));
   REQUIRE(probe.finished);
   REQUIRE(probe.outcome == "timeout");
