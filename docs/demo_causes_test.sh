@@ -18,13 +18,13 @@ expected='
 naive-get-put     mutex    key-overwritten         -                  put:client-1
 txn-try-lock      mutex    lease-expired           partition:member-2 -
 txn-retry-lock    mutex    lease-expired           pause:client-1     -
-reentrant         mutex    grantee-key-gone        -                  -
+reentrant         mutex    lease-expired           -                  -
 rw-lock           mutex    granted-while-key-held  -                  -
 prefix-watch-lock mutex    grantee-key-gone        -                  -
-zk-recipe         mutex    lease-expired           lease-drop:client-0 -
-etcd-mutex-3.4    mutex    lease-expired           pause:client-1     -
-etcd-mutex        mutex    lease-expired           pause:client-0     -
-setnx-no-ttl      liveness unknown-holder-key      -                  txn:client-0
+zk-recipe         mutex    lease-expired           pause:client-1     -
+etcd-mutex-3.4    mutex    grantee-key-gone        -                  -
+etcd-mutex        mutex    lease-expired           pause:member-2     -
+setnx-no-ttl      liveness release-lost            crash:member-0     -
 '
 checked=0
 while read -r algorithm check class fault request; do

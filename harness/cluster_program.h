@@ -116,8 +116,10 @@ struct UnclaimedWrite {
 };
 std::vector<UnclaimedWrite> unclaimed_writes(const ClusterProgram& program, const ClusterRun& run);
 
-// The index of the first request whose [issued, completed] window of the lease-owning client
-// comes within expiry_tolerance of an unclaimed write of the simulated run, or nullopt.
+// The first step that races a lease's expiry in the simulated run, and by how much to delay
+// it and every later step: a request of the lease-owning client whose [issued, completed]
+// window comes within expiry_tolerance of an unclaimed write or a lease's expected expiry, or
+// a hand-over or pause that starts that close to one. nullopt when none does.
 struct RetimeAt {
   std::size_t step;
   Duration delay;

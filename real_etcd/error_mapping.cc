@@ -66,8 +66,10 @@ CallFailure classify_failure(grpc::StatusCode code, std::string_view message) {
     f.switch_endpoint = true;
     return f;
   }
-  // Refused before being proposed to raft: nothing happened.
-  if (contains(message, "etcdserver: too many requests") ||
+  // Refused before being proposed to raft: nothing happened. A leader handing over its
+  // leadership drops proposals (raft's ErrProposalDropped, sent with code Unknown).
+  if (contains(message, "raft proposal dropped") ||
+      contains(message, "etcdserver: too many requests") ||
       contains(message, "etcdserver: not capable") ||
       contains(message, "etcdserver: unhealthy cluster") ||
       contains(message, "rpc not supported for learner")) {

@@ -61,6 +61,13 @@ TEST_CASE("transport failures after sending are indeterminate and move to anothe
   REQUIRE(timed_out.error.indeterminate());
 }
 
+TEST_CASE("a proposal a leader dropped during a hand-over is definite: nothing was applied") {
+  const CallFailure f = classify_failure(StatusCode::UNKNOWN, "raft proposal dropped");
+  REQUIRE(f.error.code == ErrorCode::unavailable);
+  REQUIRE(f.error.outcome == Outcome::definite);
+  REQUIRE(f.switch_endpoint);
+}
+
 TEST_CASE("a call that never got a connection is definite and safe to retry elsewhere") {
   const CallFailure f = classify_failure(
       StatusCode::UNAVAILABLE,

@@ -164,7 +164,10 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
     // A key created on a lease that had already run out by its lessor's last renewal (in true
     // time: not said when the lessor's clock was faulted): the lock was lost before it was taken.
-    const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0
+    // Not when a deposed leader revoked it: its lessor's last renewal is not the cluster's (the
+    // leaders after it renewed the lease, and by them it had not run out).
+    const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0 &&
+                                         !cause.value("deposed_leader", false)
                                      ? facts.truth().find_lease(key->lease)
                                      : nullptr;
     bool leader_clock_fault = false;

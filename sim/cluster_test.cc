@@ -290,9 +290,10 @@ TEST_CASE("a restarted member keeps its data") {
   REQUIRE(value == "yes");
 }
 
-// A client of its own on `member`, with `timeout` per call, whose one call on `key` (a put, or
-// a linearizable read) the test starts at once.
-enum class ProbeCall { put, read };
+// A client of its own on `member`, with `timeout` per call, whose one call on `key` (a put, a
+// linearizable read, a txn of a compare and a range, or the same with a serializable range)
+// the test starts at once.
+enum class ProbeCall { put, read, read_only_txn, serializable_txn };
 struct CallProbe {
   SimKvClient kv;
   SimNode node;
@@ -318,6 +319,16 @@ struct CallProbe {
       finish(co_await node.kv().range(get));
       co_return;
     }
+    if (call == ProbeCall::read_only_txn || call == ProbeCall::serializable_txn) {
+      TxnRequest txn;
+      txn.compare.push_back(Compare::create_revision_of(key, CompareResult::greater, 0));
+      RangeRequest get;
+      get.key = std::move(key);
+      get.serializable = call == ProbeCall::serializable_txn;
+      txn.success.push_back(RequestOp{get});
+      finish(co_await node.kv().txn(txn));
+      co_return;
+    }
     PutRequest p;
     p.key = std::move(key);
     p.value = "v";
@@ -339,11 +350,85 @@ TEST_CASE("a read whose ReadIndex is out when a new leader becomes known fails w
   CHECK(probe.outcome == std::string(error_code_name(ErrorCode::leader_changed)));
 }
 
+TEST_CASE("a read-only txn is a read: its ReadIndex fails with leader changed, as a range's does") {
+  // etcd's Txn serves a txn of ranges only by ReadIndex and never proposes it, so it meets a
+  // leader change as a range does (the cluster-level differential test met the difference).
+  Rig rig(3, 25);
+  const int leader = rig.cluster.leader();
+  const int follower = (leader + 1) % 3;
+  rig.world.pause(rig.cluster.member(leader).pid());
+  CallProbe probe(rig, "client-1", follower, seconds(10), "k", ProbeCall::read_only_txn);
+  rig.world.run_until(rig.world.now() + seconds(5));
+  REQUIRE(rig.cluster.leader() != leader);
+  REQUIRE(probe.finished);
+  CHECK(probe.outcome == std::string(error_code_name(ErrorCode::leader_changed)));
+}
+
+TEST_CASE("a txn of serializable ranges is answered by the member called, with no leader") {
+  Rig rig(3, 25);
+  const int leader = rig.cluster.leader();
+  const int follower = (leader + 1) % 3;
+  for (int i = 0; i < 3; ++i)
+    if (i != follower) rig.world.pause(rig.cluster.member(i).pid());
+  CallProbe probe(rig, "client-1", follower, seconds(1), "k", ProbeCall::serializable_txn);
+  rig.world.run_until(rig.world.now() + milliseconds(50));
+  REQUIRE(probe.finished);
+  CHECK(probe.outcome == "ok");
+}
+
 bool key_exists(Rig& rig, int member, const std::string& key) {
   RangeRequest get;
   get.key = key;
   auto r = rig.cluster.member(member).store().range(get);
   return r.ok() && !r.value().kvs.empty();
+}
+
+TEST_CASE("a leadership transfer first brings the successor's log up to date") {
+  // etcd's MoveLeader runs raft's transfer: the leader sends the lagging successor what it
+  // lacks and only then tells it to campaign. A successor that campaigned with a shorter log
+  // would lose the vote to the members that hold more, and the cluster would be leaderless
+  // for an election.
+  Rig rig(3, 26);
+  const int leader = rig.cluster.leader();
+  const int successor = (leader + 1) % 3;
+  LinkRule lag;
+  lag.blocked = true;
+  lag.from = {rig.cluster.member(leader).pid()};
+  lag.to = {rig.cluster.member(successor).pid()};
+  const auto rule = rig.network.add_rule(lag);
+  CallProbe put(rig, "client-1", leader, seconds(2), "while-lagging");
+  rig.world.run_until(rig.world.now() + milliseconds(300));
+  REQUIRE(put.outcome == "ok");  // committed by the leader and the other follower
+  const std::uint64_t leader_last = rig.cluster.member(leader).last_log_index();
+  REQUIRE(rig.cluster.member(successor).last_log_index() < leader_last);
+  rig.cluster.member(leader).transfer_leadership(successor);
+  rig.world.run_until(rig.world.now() + milliseconds(100));
+  CHECK(rig.cluster.member(leader).is_leader());  // still leads: the successor lags
+  rig.network.remove_rule(rule);  // TCP delivers the held appends at its next retransmission
+  rig.world.run_until(rig.world.now() + milliseconds(700));
+  CHECK(rig.cluster.leader() == successor);
+  CHECK(rig.cluster.member(successor).is_leader());
+  CHECK(key_exists(rig, successor, "while-lagging"));
+}
+
+TEST_CASE("a leader drops proposals while it hands over, and takes them again if the transfer fails") {
+  // raft's leader refuses proposals while a transfer is in progress (etcd answers "raft
+  // proposal dropped"), and abandons a transfer not done within an election timeout.
+  Rig rig(3, 27);
+  const int leader = rig.cluster.leader();
+  const int successor = (leader + 1) % 3;
+  rig.world.pause(rig.cluster.member(successor).pid());  // never answers: the transfer hangs
+  rig.cluster.member(leader).transfer_leadership(successor);
+  CallProbe dropped(rig, "client-1", leader, seconds(2), "dropped");
+  rig.world.run_until(rig.world.now() + milliseconds(50));
+  REQUIRE(dropped.finished);
+  CHECK(dropped.outcome == std::string(error_code_name(ErrorCode::unavailable)));
+  CHECK_FALSE(key_exists(rig, leader, "dropped"));
+  rig.world.run_until(rig.world.now() + milliseconds(2100));  // past one election timeout
+  REQUIRE(rig.cluster.member(leader).is_leader());
+  CallProbe accepted(rig, "client-2", leader, seconds(2), "accepted");
+  rig.world.run_until(rig.world.now() + milliseconds(200));
+  CHECK(accepted.outcome == "ok");
 }
 
 TEST_CASE("a cut of 100 ms between a client and its member loses no request: TCP holds it") {

@@ -18,6 +18,9 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 // How long a member waits for the answer to its ReadIndex round before asking again (etcd's
 // readIndexRetryTime).
 constexpr Duration kReadIndexRetry = milliseconds(500);
+// How long etcd's lessor waits before it finds an expired lease, whose revoke has not been
+// applied, expired again (its expiredLeaseRetryInterval).
+constexpr Duration kExpiredLeaseRetry = seconds(3);
 // The most entries one append carries.
 constexpr std::size_t kMaxEntriesPerAppend = 256;
 // Entries dropped from memory at least at a time (see compact_log).
@@ -45,6 +48,42 @@ class Borrowed {
  public:
   std::vector<T> items;
 };
+
+// etcd's isTxnReadonly: every operation of both branches is a range (a nested txn is not).
+bool is_read_only_txn(const TxnRequest& t) {
+  const auto all_ranges = [](const std::vector<RequestOp>& ops) {
+    return std::all_of(ops.begin(), ops.end(), [](const RequestOp& op) {
+      return std::holds_alternative<RangeRequest>(op.request);
+    });
+  };
+  return all_ranges(t.success) && all_ranges(t.failure);
+}
+
+// etcd's isTxnSerializable: every operation is a serializable range (so an empty txn is).
+bool is_serializable_txn(const TxnRequest& t) {
+  const auto all_serializable = [](const std::vector<RequestOp>& ops) {
+    return std::all_of(ops.begin(), ops.end(), [](const RequestOp& op) {
+      const auto* range = std::get_if<RangeRequest>(&op.request);
+      return range != nullptr && range->serializable;
+    });
+  };
+  return all_serializable(t.success) && all_serializable(t.failure);
+}
+
+// A read etcd serves without the log: a range, or a txn of ranges only (etcd's Txn serves
+// those by ReadIndex, never proposing them).
+bool is_read(const ClientRequest& r) {
+  if (std::holds_alternative<RangeRequest>(r)) return true;
+  const auto* txn = std::get_if<TxnRequest>(&r);
+  return txn != nullptr && is_read_only_txn(*txn);
+}
+
+// A read etcd answers at once from the member's own store, with no ReadIndex.
+bool is_serializable_read(const ClientRequest& r) {
+  if (const auto* range = std::get_if<RangeRequest>(&r)) return range->serializable;
+  const auto* txn = std::get_if<TxnRequest>(&r);
+  return txn != nullptr && is_read_only_txn(*txn) && is_serializable_txn(*txn);
+}
 
 bool is_write(const ClientRequest& r) {
   return std::holds_alternative<PutRequest>(r) || std::holds_alternative<DeleteRangeRequest>(r) ||
@@ -105,6 +144,8 @@ void EtcdMember::on_crash() {
   leader_reads_.clear();
   deferred_read_requests_.clear();
   revoking_.clear();
+  revoke_retry_at_.clear();
+  lead_transferee_ = -1;
   reads_waiting_.clear();
   read_round_.clear();
   reads_indexed_.clear();
@@ -148,6 +189,7 @@ void EtcdMember::become_follower(std::uint64_t term, int leader) {
   }
   role_ = MemberRole::follower;
   leader_ = leader;
+  lead_transferee_ = -1;
   note_leader(leader);
   if (was_leader) {
     lessor_primary_ = false;  // etcd's lessor Demote
@@ -156,6 +198,7 @@ void EtcdMember::become_follower(std::uint64_t term, int leader) {
     leader_reads_.clear();
     deferred_read_requests_.clear();
     revoking_.clear();
+    revoke_retry_at_.clear();
     // Members whose ReadIndex this member would have answered ask again (their round's
     // retry timer), and the new leader answers.
   }
@@ -258,6 +301,7 @@ void EtcdMember::schedule_heartbeat() {
       become_follower(term_, -1);
       return;
     }
+    if (check) lead_transferee_ = -1;  // a transfer not done in an election timeout is abandoned
     broadcast_heartbeat();
     schedule_heartbeat();
   });
@@ -424,6 +468,10 @@ void EtcdMember::on_append_reply(const AppendReply& m) {
       advance_commit();
       compact_log(held_by_all());
     }
+    if (advanced && m.from == lead_transferee_ && match_index_[from] == last_log_index()) {
+      send_timeout_now(m.from);
+      return;
+    }
     maybe_send_append(m.from);
   } else {
     const bool stale = probing_[from] ? m.rejected_prev + 1 != next_index_[from]
@@ -511,9 +559,34 @@ void EtcdMember::on_timeout_now() {
 }
 
 void EtcdMember::transfer_leadership(int successor) {
-  if (role_ != MemberRole::leader || successor == index_) return;
-  become_follower(term_, -1);
+  if (role_ != MemberRole::leader || successor == index_ || successor == lead_transferee_) return;
+  lead_transferee_ = successor;
+  // Raft resets its election tick count: the transfer has one election timeout to finish
+  // (the same count paces check-quorum).
+  quorum_check_ticks_ = 0;
+  if (match_index_[static_cast<std::size_t>(successor)] == last_log_index()) {
+    send_timeout_now(successor);
+  } else {
+    maybe_send_append(successor);  // on_append_reply sends the timeout once it has caught up
+  }
+}
+
+void EtcdMember::send_timeout_now(int successor) {
   cluster_.send_to_member(index_, successor, [](EtcdMember& t) { t.on_timeout_now(); });
+}
+
+void EtcdMember::drop_proposal(LogEntry&& entry) {
+  // The member that received the request hears of it only if it is this one: a proposal a
+  // follower forwarded is lost, and its client waits for its deadline, as in etcd.
+  if (entry.origin_member == index_ && entry.origin_request != 0)
+    finish_request(entry.origin_request, Error(ErrorCode::unavailable, "raft proposal dropped"));
+  if (entry.from_lease_expiry) {
+    if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op)) {
+      revoking_.erase(revoke->id);
+      revoke_retry_at_[revoke->id] =
+          MonoTime(cluster_.world().local_monotonic(pid_)) + kExpiredLeaseRetry;
+    }
+  }
 }
 
 // ---------------------------------------------------------------- applying
@@ -598,13 +671,8 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     reply(route, ClientResponse(std::move(r)));
     return;
   }
-  if (auto* range = std::get_if<RangeRequest>(&request); range && range->serializable) {
-    auto x = store_.range(*range);
-    if (!x) {
-      reply(route, x.error());
-    } else {
-      reply(route, ClientResponse(with_header(std::move(x).value())));
-    }
+  if (is_serializable_read(request)) {
+    reply(route, serve_read(request));
     return;
   }
   assert((pending_.empty() || pending_.back().first < id) && "request ids only grow");
@@ -671,7 +739,7 @@ void EtcdMember::retry_waiting_requests() {
     // A write's request is never read again once proposed (a lost proposal fails at the
     // deadline), so it moves into the log; reads and lease calls keep theirs for retries.
     ClientRequest& req = *it->second.request;
-    if (std::holds_alternative<RangeRequest>(req)) {
+    if (is_read(req)) {
       start_read(id);
     } else if (is_write(req)) {
       // A proposal is sent once; if it is lost, the request fails at the server timeout.
@@ -742,6 +810,10 @@ void EtcdMember::step_forwarded_proposal(Box<LogEntry>&& entry) {
 
 void EtcdMember::on_proposal(LogEntry&& entry) {
   if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
+  if (lead_transferee_ >= 0) {
+    drop_proposal(std::move(entry));
+    return;
+  }
   entry.term = term_;
   log_.push_back(SharedLogEntry(std::move(entry)));
   match_index_[static_cast<std::size_t>(index_)] = last_log_index();
@@ -865,13 +937,18 @@ void EtcdMember::serve_ready_reads() {
   for (const std::uint64_t id : ready.items) {
     const auto p = find_pending(id);
     if (p == pending_.end()) continue;
-    auto x = store_.range(std::get<RangeRequest>(*p->second.request));
-    if (!x) {
-      finish_request(id, x.error());
-    } else {
-      finish_request(id, ClientResponse(with_header(std::move(x).value())));
-    }
+    finish_request(id, serve_read(*p->second.request));
   }
+}
+
+Result<ClientResponse> EtcdMember::serve_read(const ClientRequest& request) {
+  const auto answer = [&](auto&& outcome) -> Result<ClientResponse> {
+    if (!outcome) return outcome.error();
+    return ClientResponse(with_header(std::move(outcome).value()));
+  };
+  if (const auto* range = std::get_if<RangeRequest>(&request)) return answer(store_.range(*range));
+  // A read-only txn changes nothing, so it makes no events.
+  return answer(store_.txn(std::get<TxnRequest>(request), nullptr));
 }
 
 void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request) {
@@ -929,6 +1006,7 @@ void EtcdMember::promote_lessor() {
   store_.extend_all_leases(now, cluster_.config().election_timeout);
   renewals_.clear();
   revoking_.clear();
+  revoke_retry_at_.clear();
   leader_since_ns_ = cluster_.world().now().time_since_epoch().count();
   schedule_lease_scan();
   release_held_lease_calls();
@@ -996,6 +1074,10 @@ EtcdMember::Renewal EtcdMember::last_renewal(LeaseId lease) const {
 void EtcdMember::lease_scan() {
   const MonoTime now(cluster_.world().local_monotonic(pid_));
   for (LeaseId id : store_.expired_leases(now)) {
+    if (const auto retry = revoke_retry_at_.find(id); retry != revoke_retry_at_.end()) {
+      if (now < retry->second) continue;
+      revoke_retry_at_.erase(retry);
+    }
     if (!revoking_.insert(id).second) continue;
     LeaseExpiryCause cause;
     cause.leader = index_;

@@ -16,8 +16,9 @@
 //     to the leader's commit index. As in etcd's linearizable read loop, a member has one
 //     ReadIndex round in flight: reads arriving meanwhile share the next round, and a round
 //     with no answer is asked again after 500 ms. A new leader answers ReadIndex only once it
-//     has committed an entry of its term. Serializable reads answer at once from the
-//     member's own, possibly stale, store.
+//     has committed an entry of its term. Read-only txns (ranges only) are reads too, as in
+//     etcd's Txn: never proposed. Serializable reads (and txns whose ranges all are) answer at
+//     once from the member's own, possibly stale, store.
 //   - Elections run on each member's own monotonic clock (randomised election timeout,
 //     heartbeats, check-quorum counted in heartbeat ticks as raft does: a leader that heard
 //     from no majority during an election timeout's worth of ticks steps down; a member that
@@ -82,8 +83,11 @@ class EtcdMember {
   // it carried, which the member keeps while the request is pending.
   void handle_client(ReplyRoute route, Box<ClientRequest>&& request);
 
-  // The `leader-change` fault: a leader steps down and hands over to `successor`, which
-  // campaigns at once.
+  // The `leader-change` fault, as etcd's MoveLeader runs raft's leadership transfer: the
+  // leader brings `successor`'s log up to date, then tells it to campaign at once (it wins
+  // over any leader lease), and steps down when it sees the higher term. Until then it still
+  // leads, but drops every proposal ("raft proposal dropped"); a transfer not done within an
+  // election timeout is abandoned.
   void transfer_leadership(int successor);
 
   // ---- raft messages (delivered by the network as events of this member) ----
@@ -143,6 +147,10 @@ class EtcdMember {
   void on_heartbeat(const Heartbeat& m);
   void on_heartbeat_reply(const HeartbeatReply& m);
   void on_timeout_now();
+  // The transfer's last step, once the successor's log matches the leader's.
+  void send_timeout_now(int successor);
+  // A proposal this leader drops while it hands over leadership.
+  void drop_proposal(LogEntry&& entry);
   // A proposal another member forwarded to this one, as to its leader. A member that no
   // longer leads forwards it on to the leader it knows, as raft's followers do (dropped when
   // it knows none). One read together with other messages (after a pause, or released by a
@@ -241,6 +249,8 @@ class EtcdMember {
   void maybe_start_read_round();
   void send_read_round();
   void serve_ready_reads();
+  // Answers a read (a range or a read-only txn) from this member's store as it is now.
+  Result<ClientResponse> serve_read(const ClientRequest& request);
   void retry_waiting_requests();
   // A request in flight that must be sent again (its leader was a former one): not in flight,
   // and in waiting_ids_.
@@ -335,6 +345,12 @@ class EtcdMember {
   // commit index may still lag what earlier leaders committed. (from, round)
   std::vector<std::pair<int, std::uint64_t>> deferred_read_requests_;
   std::set<LeaseId> revoking_;
+  // Leases whose revoke proposal was dropped (during a leadership transfer), with when the
+  // lessor may try again: etcd's lessor re-finds an expired lease not yet revoked after its
+  // expired-lease retry interval (3 s).
+  std::map<LeaseId, MonoTime> revoke_retry_at_;
+  // The member a leadership transfer goes to (-1: none in progress).
+  int lead_transferee_ = -1;
   // The lessor is primary (renews and expires leases): from the leader's first applied entry
   // of its term until it steps down. Volatile.
   bool lessor_primary_ = false;
