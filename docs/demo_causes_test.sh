@@ -23,7 +23,7 @@ rw-lock           mutex    granted-while-key-held  -                  -
 prefix-watch-lock mutex    grantee-key-gone        -                  -
 zk-recipe         mutex    lease-expired           pause:client-1     -
 etcd-mutex-3.4    mutex    grantee-key-gone        -                  -
-etcd-mutex        mutex    lease-expired           pause:member-2     -
+etcd-mutex        mutex    lease-expired           lease-drop:client-2 -
 setnx-no-ttl      liveness release-lost            crash:member-0     -
 '
 checked=0

@@ -128,6 +128,14 @@ class Fields {
     return microseconds(integer(key, min_us, max_us));
   }
 
+  // A number from 0 to 1 (an integer such as 0 or 1 too).
+  double fraction(const std::string& key) {
+    const auto& v = get(key, "a number from 0 to 1");
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+      throw BadField{path_of(key), "expected a number from 0 to 1"};
+    return v.get<double>();
+  }
+
   bool boolean(const std::string& key) {
     const auto& v = get(key, "true or false");
     if (!v.is_boolean()) throw BadField{path_of(key), "expected true or false"};
@@ -222,6 +230,9 @@ void parse_etcd(Fields f, sim::EtcdConfig& e) {
   e.max_txn_ops = static_cast<int>(f.integer("max_txn_ops", 1, 1'000'000));
   e.cluster_id = f.unsigned64("cluster_id");
   e.lease_revoke_delay = f.millis("lease_revoke_delay_ms", 0);
+  // Optional: files written before it existed keep the measured default.
+  if (f.has_optional("held_cancel_race_probability"))
+    e.held_cancel_race_probability = f.fraction("held_cancel_race_probability");
   f.finish();
 }
 
@@ -444,7 +455,8 @@ ojson scenario_ordered(const Scenario& s) {
                {"server_request_timeout_ms", ms(c.etcd.server_request_timeout)},
                {"max_txn_ops", c.etcd.max_txn_ops},
                {"cluster_id", c.etcd.cluster_id},
-               {"lease_revoke_delay_ms", ms(c.etcd.lease_revoke_delay)}};
+               {"lease_revoke_delay_ms", ms(c.etcd.lease_revoke_delay)},
+               {"held_cancel_race_probability", c.etcd.held_cancel_race_probability}};
   j["network"] = {{"one_way_base_us", us(c.network.one_way_base)},
                   {"one_way_jitter_us", us(c.network.one_way_jitter)}};
   const auto& w = c.workload;
@@ -523,6 +535,8 @@ std::string run_config_difference(const RunConfig& a, const RunConfig& b) {
       {"etcd.max_txn_ops", ea.max_txn_ops == eb.max_txn_ops},
       {"etcd.cluster_id", ea.cluster_id == eb.cluster_id},
       {"etcd.lease_revoke_delay_ms", ea.lease_revoke_delay == eb.lease_revoke_delay},
+      {"etcd.held_cancel_race_probability",
+       ea.held_cancel_race_probability == eb.held_cancel_race_probability},
       {"network.one_way_base_us", a.network.one_way_base == b.network.one_way_base},
       {"network.one_way_jitter_us", a.network.one_way_jitter == b.network.one_way_jitter},
       {"workload.clients", wa.clients == wb.clients},

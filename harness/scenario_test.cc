@@ -55,6 +55,7 @@ RunConfig unusual_config() {
   c.etcd.max_txn_ops = 64;
   c.etcd.cluster_id = 0xffffffffffffffffULL;
   c.etcd.lease_revoke_delay = milliseconds(10);
+  c.etcd.held_cancel_race_probability = 0.5;
   c.network.one_way_base = microseconds(1234);
   c.network.one_way_jitter = microseconds(7);
   c.workload.clients = 4;
@@ -113,12 +114,12 @@ TEST_CASE("the scenario format knows every field of RunConfig") {
        "run_config_difference), docs/scenario-format.md and docs/scenario.schema.json, and to "
        "unusual_config() here; then update the size");
   CHECK(sizeof(WorkloadConfig) == 96);
-  CHECK(sizeof(sim::EtcdConfig) == 72);
+  CHECK(sizeof(sim::EtcdConfig) == 80);
   CHECK(sizeof(sim::LatencyConfig) == 16);
   CHECK(sizeof(sim::FaultSpec) == 192);
-  // 456 with record_kv_calls, which is deliberately not in the format: it changes what is
+  // 464 with record_kv_calls, which is deliberately not in the format: it changes what is
   // recorded, never what happens, and a replay always records.
-  CHECK(sizeof(RunConfig) == 456);
+  CHECK(sizeof(RunConfig) == 464);
 }
 
 TEST_CASE("bad fields are refused with one message naming the JSON path") {
@@ -147,9 +148,12 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
       {[](J& j) { j["etcd"]["members"] = 2; }, "scenario.json: etcd.members: expected 1, 3 or 5"},
       {[](J& j) { j["etcd"]["colour"] = "red"; },
        "scenario.json: etcd.colour: unknown field (expected one of: cluster_id, "
-       "election_timeout_ms, heartbeat_interval_ms, lease_check_interval_ms, "
+       "election_timeout_ms, heartbeat_interval_ms, held_cancel_race_probability, "
+       "lease_check_interval_ms, "
        "lease_revoke_delay_ms, max_txn_ops, members, min_lease_ttl_seconds, "
        "server_request_timeout_ms, version)"},
+      {[](J& j) { j["etcd"]["held_cancel_race_probability"] = 1.5; },
+       "scenario.json: etcd.held_cancel_race_probability: expected a number from 0 to 1"},
       {[](J& j) { j["etcd"]["version"] = "3.4.22"; },
        "scenario.json: etcd.version: expected \"3.4.23\" or \"3.5.13\""},
       {[](J& j) { j["algorithm"]["name"] = "nope"; },

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "etcdpb/rpc.grpc.pb.h"
 #include "real_etcd/etcd_kv_client.h"
@@ -190,6 +191,32 @@ TEST_CASE("cluster: a call to a paused single member times out - indeterminate -
     REQUIRE(cluster->pause(0).ok());
   }
   for (pid_t pid : pids) REQUIRE(process_gone(pid));
+}
+
+// A measurement, not a check (hidden: run it by its tag): how often a put whose deadline
+// passed while its single member was paused is applied when the member resumes and reads the
+// request and gRPC's cancellation together. docs/fidelity.md gives the figures.
+TEST_CASE("cluster: a put cancelled while its member was paused - how often it is applied", "[.measure]") {
+  auto cluster = start_cluster(1);
+  EventLoop loop;
+  auto client = make_client(loop, cluster->client_endpoints(), milliseconds(500));
+  int applied = 0, trials = 0;
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "m" + std::to_string(i);
+    REQUIRE(loop.run(client->put(put(key, "1"))).ok());
+    REQUIRE(cluster->pause(0).ok());
+    Result<PutResponse> stuck = loop.run(client->put(put(key, "2")));
+    REQUIRE_FALSE(stuck.ok());
+    REQUIRE(cluster->resume(0).ok());
+    const auto end = SteadyClock::now() + std::chrono::seconds(5);
+    Result<RangeResponse> read = loop.run(client->range(get(key)));
+    while (!read.ok() && SteadyClock::now() < end) read = loop.run(client->range(get(key)));
+    REQUIRE(read.ok());
+    ++trials;
+    if (read->kvs.at(0).value == "2") ++applied;
+  }
+  std::cout << "cancelled puts applied after the resume: " << applied << " of " << trials << "\n";
+  CHECK(trials == 20);
 }
 
 // Turns authentication on with etcd's own RPCs (root user with the root role).

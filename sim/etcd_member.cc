@@ -703,7 +703,14 @@ void EtcdMember::cancel_call(const ReplyRoute& call) {
   const auto it = std::find_if(pending_.begin(), pending_.end(), [&](const auto& p) {
     return p.second.route.client == call.client && p.second.route.call_id == call.call_id;
   });
-  if (it != pending_.end()) pending_.erase(it);  // waiting_ids_ skips ids no longer pending
+  if (it == pending_.end()) return;
+  // Read in the same batch as the request: gRPC's handler for it was already started when
+  // the cancellation was read, and sometimes proposes first (see EtcdConfig). It then runs
+  // as any request does; its answer goes to a client that no longer waits for it.
+  if (it->second.arrived_held &&
+      rng_.chance(cluster_.config().held_cancel_race_probability))
+    return;
+  pending_.erase(it);  // waiting_ids_ skips ids no longer pending
 }
 
 EtcdMember::Pending::iterator EtcdMember::find_pending(std::uint64_t request_id) {
