@@ -184,8 +184,30 @@ ClusterProgram generate_cluster_program(std::uint64_t seed, bool concurrent, boo
         if (f.kind == ClusterStep::Kind::pause_member && other.kind == ClusterStep::Kind::pause_member &&
             f.at < other.at + other.duration + milliseconds(200) && other.at < f.at + f.duration)
           f.at = other.at + other.duration + milliseconds(200);
+      // Nor do two cuts of one client: the first one's heal would end the second early.
+      for (const auto& other : program.steps)
+        if (f.kind == ClusterStep::Kind::cut_client && other.kind == ClusterStep::Kind::cut_client &&
+            f.client == other.client && f.at < other.at + other.duration + milliseconds(200) &&
+            other.at < f.at + f.duration)
+          f.at = other.at + other.duration + milliseconds(200);
       last_fault_end = std::max(last_fault_end, f.at + f.duration);
       program.steps.push_back(f);
+    }
+    // A hand-over starts a few milliseconds later on the real cluster (the harness finds the
+    // leader and the successor's id first) than in the simulator: a request sent just before
+    // or after it reaches the leader before the hand-over on one side and during it (dropped)
+    // on the other. No request comes within 60 ms before or 150 ms after one.
+    for (auto& m : program.steps) {
+      if (m.kind != ClusterStep::Kind::move_leader) continue;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const auto& r : program.steps)
+          if (r.kind == ClusterStep::Kind::request && r.at + milliseconds(60) > m.at &&
+              r.at < m.at + milliseconds(150)) {
+            m.at = r.at + milliseconds(60);
+            moved = true;
+          }
+      }
     }
     // Leadership is never handed to a paused member: etcd's MoveLeader waits for it to catch
     // up until the call's own deadline, a wait the simulated fault does not have (it starts
@@ -481,6 +503,30 @@ bool deposed_leader_revoked(const ClusterProgram& program, const ClusterRun& sim
     const Duration resumed = s.at + s.duration;
     for (const auto& u : unclaimed_writes(program, sim))
       if (u.seen_at >= resumed && u.seen_at <= resumed + milliseconds(700)) return true;
+  }
+  return false;
+}
+
+bool held_request_race_possible(const ClusterProgram& program, const ClusterRun& sim, const ClusterRun& real) {
+  const auto timed_out = [](const ClusterRun::Request& r) {
+    return r.outcome && failed(*r.outcome) && r.outcome->value("error", "") == "timeout";
+  };
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    const auto& step = program.steps[i];
+    if (step.kind != ClusterStep::Kind::request) continue;
+    const std::string op = describe(step.request)["op"];
+    if (op == "range" || op == "lease_keep_alive" || op == "lease_time_to_live") continue;
+    const bool both_timed_out = timed_out(sim.requests[i]) && timed_out(real.requests[i]);
+    const bool outcomes_differ = sim.requests[i].outcome.has_value() != real.requests[i].outcome.has_value() ||
+                                 (sim.requests[i].outcome && failed(*sim.requests[i].outcome) !=
+                                                                 failed(*real.requests[i].outcome));
+    if (!both_timed_out && !outcomes_differ) continue;
+    const Duration sent = sim.requests[i].issued;
+    for (const auto& f : program.steps) {
+      const bool holds = (f.kind == ClusterStep::Kind::cut_client && f.client == step.client) ||
+                         (f.kind == ClusterStep::Kind::pause_member && f.role == step.client);
+      if (holds && f.at <= sent && sent < f.at + f.duration) return true;
+    }
   }
   return false;
 }

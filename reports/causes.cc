@@ -340,8 +340,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
                             {"key", key.key}, {"request", request_json(by)}};
     // What held the request between its sending and its applying: a pause or crash of the
-    // member that received it, faults on the sender's own links to the members, or between
-    // members (the proposal's way to the leader). Faults on other clients' traffic are not.
+    // member that received it or of the leader then, faults on the sender's own links to the
+    // members, or between members (the proposal's way to the leader). Faults on other
+    // clients' traffic are not.
     std::vector<const FaultBand*> held;
     const std::int64_t took_ns = by.sent_ns >= 0 ? key.end_ns - by.sent_ns : 0;
     if (by.sent_ns >= 0) {
@@ -351,9 +352,13 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
         const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
         if (f.start_ns > key.end_ns || end < by.sent_ns) continue;
         if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock") {
-          // The receiving member's own; another member's when no member led meanwhile (it
-          // may have cost the leader its quorum). A clock times the member's elections.
+          // The receiving member's own; the leader's it forwarded the request to (the leader
+          // when it was sent); another member's when no member led meanwhile (it may have
+          // cost the leader its quorum). A clock times the member's elections.
           bool counts = f.hits(by.member);
+          for (const auto& t : facts.truth().leaders)
+            counts = counts || (f.kind != "clock" && t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns &&
+                                f.hits(t.member));
           for (const auto& [a, b] : leaderless)
             for (const auto& m : members)
               counts = counts || (f.kind != "clock" && f.hits(m) && f.start_ns <= b && end >= a);

@@ -231,7 +231,17 @@ void EtcdMember::note_leader(int leader) {
   if (leader < 0 || leader == last_known_leader_) return;
   const bool changed = last_known_leader_ >= 0;
   last_known_leader_ = leader;
-  if (!changed || read_round_.empty()) return;
+  if (!changed) return;
+  // Reads this member read in the same batch as the news (it was paused or cut off): etcd's
+  // gRPC handlers hand them to the read loop while raft takes in the new leader's messages,
+  // and the loop, still waiting on the old leader, fails them with "leader changed" (seen on
+  // a real cluster: a range through a follower paused across a hand-over).
+  std::vector<std::uint64_t> held_reads;
+  for (const auto& [id, p] : pending_)
+    if (p.arrived_held && !p.in_flight && is_read(*p.request)) held_reads.push_back(id);
+  for (const std::uint64_t id : held_reads)
+    finish_request(id, Error(ErrorCode::leader_changed, "etcdserver: leader changed"));
+  if (read_round_.empty()) return;
   // etcd's linearizableReadLoop: the reads whose ReadIndex is out fail with a retryable
   // "leader changed" when a new leader becomes known (those not yet asked for wait).
   read_round_timer_.disarm();
