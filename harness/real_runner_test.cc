@@ -117,6 +117,7 @@ TEST_CASE("real run: etcd-mutex keeps mutual exclusion under member kill and pau
                   process_fault("pause", "client-1", 1500, 1000),
                   process_fault("crash", "member-1", 3000, 2000)};
   RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   REQUIRE(out.error.empty());
   const History& h = out.result.history;
   CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);
@@ -164,6 +165,7 @@ TEST_CASE("real run: a txn-try-lock holder paused past its TTL is caught by the 
                   process_fault("pause", "member-2", 5500, 1000),
                   process_fault("crash", "member-0", 6000, 1500)};
   RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   REQUIRE(out.error.empty());
   const CheckResult& mutex = check_named(out.result, "mutex");
   CHECK(mutex.status == CheckStatus::violated);
@@ -188,6 +190,7 @@ TEST_CASE("real run: etcd-mutex-fenced keeps the fenced resource correct when ho
                   process_fault("pause", "client-1", 2500, 3500),
                   process_fault("crash", "member-2", 3500, 1500)};
   RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   REQUIRE(out.error.empty());
   const CheckResult& resource = check_named(out.result, "resource");
   INFO(resource.summary);
@@ -212,6 +215,7 @@ TEST_CASE("real run: a partition between a client and every member stalls only t
   cut.duration = milliseconds(3000);
   c.run.faults = {cut};
   RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   REQUIRE(out.error.empty());
   const History& h = out.result.history;
   CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);
@@ -248,6 +252,7 @@ TEST_CASE("real run: an existing cluster is used under a prefix of the run's own
   c.run.checks = {"mutex", "resource"};
   c.run.liveness_bound = seconds(1);
   RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   REQUIRE(out.error.empty());
   CHECK(out.result.history.header.meta["cluster"] == "external");
   CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);
@@ -445,6 +450,7 @@ TEST_CASE("real run: an existing cluster over mutual TLS serves every client of 
   REQUIRE(expand_real_security(args, c.backend.endpoints, std::nullopt, security).empty());
   c.backend.security = security;
   const RealRunOutcome out = run_real(c, nullptr);
+  INFO(out.error);
   INFO(out.error);
   REQUIRE(out.error.empty());
   CHECK(check_named(out.result, "mutex").status == CheckStatus::ok);
