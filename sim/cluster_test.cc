@@ -336,32 +336,31 @@ struct CallProbe {
   }
 };
 
-TEST_CASE("a read whose ReadIndex is out when a new leader becomes known fails with leader changed") {
-  // etcd's linearizableReadLoop answers its pending reads "etcdserver: leader changed" when
-  // its member learns of a new leader; the cluster-level differential test met it.
+// Pauses the leader and sends `call` through a follower: its ReadIndex is out with the old
+// leader when the followers elect a new one. Returns the call's outcome.
+std::string read_across_leader_change(ProbeCall call) {
   Rig rig(3, 25);
   const int leader = rig.cluster.leader();
   const int follower = (leader + 1) % 3;
   rig.world.pause(rig.cluster.member(leader).pid());
-  CallProbe probe(rig, "client-1", follower, seconds(10), "k", ProbeCall::read);
+  CallProbe probe(rig, "client-1", follower, seconds(10), "k", call);
   rig.world.run_until(rig.world.now() + seconds(5));
   REQUIRE(rig.cluster.leader() != leader);
   REQUIRE(probe.finished);
-  CHECK(probe.outcome == std::string(error_code_name(ErrorCode::leader_changed)));
+  return probe.outcome;
+}
+
+TEST_CASE("a read whose ReadIndex is out when a new leader becomes known fails with leader changed") {
+  // etcd's linearizableReadLoop answers its pending reads "etcdserver: leader changed" when
+  // its member learns of a new leader; the cluster-level differential test met it.
+  CHECK(read_across_leader_change(ProbeCall::read) == error_code_name(ErrorCode::leader_changed));
 }
 
 TEST_CASE("a read-only txn is a read: its ReadIndex fails with leader changed, as a range's does") {
   // etcd's Txn serves a txn of ranges only by ReadIndex and never proposes it, so it meets a
   // leader change as a range does (the cluster-level differential test met the difference).
-  Rig rig(3, 25);
-  const int leader = rig.cluster.leader();
-  const int follower = (leader + 1) % 3;
-  rig.world.pause(rig.cluster.member(leader).pid());
-  CallProbe probe(rig, "client-1", follower, seconds(10), "k", ProbeCall::read_only_txn);
-  rig.world.run_until(rig.world.now() + seconds(5));
-  REQUIRE(rig.cluster.leader() != leader);
-  REQUIRE(probe.finished);
-  CHECK(probe.outcome == std::string(error_code_name(ErrorCode::leader_changed)));
+  CHECK(read_across_leader_change(ProbeCall::read_only_txn) ==
+        error_code_name(ErrorCode::leader_changed));
 }
 
 TEST_CASE("a txn of serializable ranges is answered by the member called, with no leader") {
