@@ -625,12 +625,7 @@ void EtcdMember::apply_entry(const LogEntry& entry,
   const MonoTime now(cluster_.world().local_monotonic(pid_));
   // Keeps a store call's outcome as the response, when one is wanted.
   const auto answer = [&](auto&& outcome) {
-    if (response == nullptr) return;
-    if (!outcome) {
-      response->emplace(outcome.error());
-    } else {
-      response->emplace(ClientResponse(with_header(std::move(outcome).value())));
-    }
+    if (response != nullptr) response->emplace(as_answer(std::move(outcome)));
   };
   std::visit(Overloaded{
                  [&](const PutRequest& r) { answer(store_.put(r, events)); },
@@ -959,13 +954,9 @@ void EtcdMember::serve_ready_reads() {
 }
 
 Result<ClientResponse> EtcdMember::serve_read(const ClientRequest& request) {
-  const auto answer = [&](auto&& outcome) -> Result<ClientResponse> {
-    if (!outcome) return outcome.error();
-    return ClientResponse(with_header(std::move(outcome).value()));
-  };
-  if (const auto* range = std::get_if<RangeRequest>(&request)) return answer(store_.range(*range));
+  if (const auto* range = std::get_if<RangeRequest>(&request)) return as_answer(store_.range(*range));
   // A read-only txn changes nothing, so it makes no events.
-  return answer(store_.txn(std::get<TxnRequest>(request), nullptr));
+  return as_answer(store_.txn(std::get<TxnRequest>(request), nullptr));
 }
 
 void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request) {

@@ -275,6 +275,13 @@ class EtcdMember {
     response.header = header();
     return std::forward<T>(response);
   }
+  // A store call's outcome as a client's answer: its error, or the response with this
+  // member's header.
+  template <typename T>
+  Result<ClientResponse> as_answer(Result<T>&& outcome) const {
+    if (!outcome) return outcome.error();
+    return ClientResponse(with_header(std::move(outcome).value()));
+  }
   void lease_scan();
   // etcd's lessor Promote, when this leader applies the first entry of its term: every lease
   // is extended to now + election timeout + its TTL, and scans and renewals begin.
