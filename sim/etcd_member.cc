@@ -153,6 +153,7 @@ void EtcdMember::on_crash() {
   pending_.clear();
   waiting_ids_.clear();
   start_queued_ = false;
+  leader_news_held_ = false;
   request_deadline_timer_.disarm();
   watchers_.clear();
   election_timer_.disarm();
@@ -232,10 +233,16 @@ void EtcdMember::note_leader(int leader) {
   const bool changed = last_known_leader_ >= 0;
   last_known_leader_ = leader;
   if (!changed) return;
-  // Reads this member read in the same batch as the news (it was paused or cut off): etcd's
-  // gRPC handlers hand them to the read loop while raft takes in the new leader's messages,
-  // and the loop, still waiting on the old leader, fails them with "leader changed" (seen on
-  // a real cluster: a range through a follower paused across a hand-over).
+  // Reads this member read in the same batch as the news (it was paused or cut off), before
+  // or after it: etcd's gRPC handlers hand them to the read loop while raft takes in the new
+  // leader's messages, and the loop, which captured its leader-changed notifier before the
+  // pause, fails them with "leader changed" (seen on a real cluster: a range through a
+  // follower paused across a hand-over, both with the news read first and read last).
+  if (cluster_.world().running_held() && !leader_news_held_) {
+    leader_news_held_ = true;
+    // Posted after everything the batch holds, so it ends with the batch.
+    cluster_.world().post(pid_, [this] { leader_news_held_ = false; });
+  }
   std::vector<std::uint64_t> held_reads;
   for (const auto& [id, p] : pending_)
     if (p.arrived_held && !p.in_flight && is_read(*p.request)) held_reads.push_back(id);
@@ -680,6 +687,11 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     reply(route, serve_read(request));
     return;
   }
+  if (leader_news_held_ && cluster_.world().running_held() && is_read(request)) {
+    // Read in the same batch as the news of a new leader, which came first (see note_leader).
+    reply(route, Error(ErrorCode::leader_changed, "etcdserver: leader changed"));
+    return;
+  }
   assert((pending_.empty() || pending_.back().first < id) && "request ids only grow");
   pending_.emplace_back(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
   waiting_ids_.push_back(id);  // the newest id: the list stays in order
@@ -868,11 +880,18 @@ void EtcdMember::on_read_round_timeout() {
   read_round_.clear();
 }
 
-void EtcdMember::on_read_index_request(int from, std::uint64_t round) {
+void EtcdMember::on_read_index_request(int from, std::uint64_t round, bool passed_on) {
   if (role_ != MemberRole::leader) {
-    cluster_.send_to_member(index_, from, [round](EtcdMember& t) {
-      t.on_read_index_reply(round, std::nullopt);
-    });
+    // raft's follower passes a ReadIndex on to the leader it knows, which answers the asking
+    // member directly, and drops it when it knows none; it never answers "not leader". The
+    // asking member's round waits, asks again at its retry time, and fails with "leader
+    // changed" once it hears of another leader.
+    // Passed on once only, so two members with stale news of each other never pass it
+    // back and forth.
+    if (!passed_on && leader_ >= 0 && leader_ != from)
+      cluster_.send_to_member(index_, leader_, [from, round](EtcdMember& t) {
+        t.on_read_index_request(from, round, /*passed_on=*/true);
+      });
     return;
   }
   if (log_term(commit_index_) != term_) {
@@ -915,7 +934,7 @@ void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
   }
 }
 
-void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index) {
+void EtcdMember::on_read_index_reply(std::uint64_t round, std::uint64_t index) {
   if (read_round_.empty() || round != read_round_id_) return;  // an earlier round's answer
   read_round_timer_.disarm();
   std::vector<std::uint64_t> reads = std::move(read_round_);
@@ -923,15 +942,9 @@ void EtcdMember::on_read_index_reply(std::uint64_t round, std::optional<std::uin
   for (const std::uint64_t id : reads) {
     auto p = find_pending(id);
     if (p == pending_.end()) continue;  // failed at its deadline meanwhile
-    if (!index) {
-      // Asked a former leader: retried when this member hears from a leader again.
-      send_back_to_waiting(*p);
-      continue;
-    }
-    p->second.read_index = *index;
+    p->second.read_index = index;
     reads_indexed_.push_back(id);
   }
-  if (!index) return;
   serve_ready_reads();
   maybe_start_read_round();
 }

@@ -162,9 +162,9 @@ class EtcdMember {
   // A proposal reached the leader (or the leader proposes): appended to its log in its term.
   void on_proposal(LogEntry&& entry);
   // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
-  // asking member's read round).
-  void on_read_index_request(int from, std::uint64_t round);
-  void on_read_index_reply(std::uint64_t round, std::optional<std::uint64_t> index);
+  // asking member's read round; `passed_on` when a follower passed it on).
+  void on_read_index_request(int from, std::uint64_t round, bool passed_on = false);
+  void on_read_index_reply(std::uint64_t round, std::uint64_t index);
   // Keep-alive and time-to-live, forwarded to the leader.
   void on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request);
   void on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response);
@@ -318,6 +318,9 @@ class EtcdMember {
   // The last leader this member knew of (etcd's leaderChanged notifier fires when another
   // becomes known): a read round out for a ReadIndex then fails with "leader changed".
   int last_known_leader_ = -1;
+  // Set while the batch of what came held (World::running_held) brought news of another
+  // leader: a read in the same batch fails with "leader changed".
+  bool leader_news_held_ = false;
   void note_leader(int leader);
   std::uint64_t commit_index_ = 0;
   Duration election_timeout_local_{0};  // the current randomized timeout
