@@ -71,7 +71,7 @@ std::string endings(const std::vector<const CallRecord*>& calls, std::int64_t un
   if (deadline) parts.push_back(std::to_string(deadline) + " reached the client's deadline");
   if (lost) parts.push_back(std::to_string(lost) + " lost their connection");
   if (error) parts.push_back(std::to_string(error) + " failed with an error");
-  if (open) parts.push_back(std::to_string(open) + (open == 1 ? " was" : " were") + " still unanswered then");
+  if (open) parts.push_back(std::to_string(open) + (open == 1 ? " was" : " were") + " still unanswered at " + format_seconds(until_ns));
   return join_words(parts);
 }
 
@@ -94,6 +94,66 @@ bool on_request_way(const FaultBand& f, const std::string& client, const std::st
     for (const auto& b : members)
       if (a != b && f.on_link(a, b)) return true;
   return false;
+}
+
+// The client's call whose request granted `lease` (from the lease-granted truth), or nullptr.
+const CallRecord* grant_call(const RunFacts& facts, std::int64_t lease, const std::string& client) {
+  for (const auto& e : facts.history().events) {
+    if (e.kind != EventKind::truth || e.op != "lease-granted" ||
+        e.args.value("lease", std::int64_t{0}) != lease)
+      continue;
+    const ChangeCause c = cause_of(e);
+    return c.kind == "request" && c.client == client ? facts.find_call(client, c.call) : nullptr;
+  }
+  return nullptr;
+}
+
+// "connection-lost: watch stream's member went away": how an operation that failed ended.
+std::string failure_words(const HistoryEvent& done) {
+  const std::string error = done.result.value("error", std::string());
+  const std::string message = done.result.value("message", std::string());
+  if (error.empty()) return message.empty() ? std::string("no answer") : message;
+  return message.empty() ? error : error + ": " + message;
+}
+
+// The faults on `client` or on the members its operation `invoke` called that were active at
+// some instant of [from_ns, to_ns]: what made that operation fail.
+std::vector<const FaultBand*> faults_on_operation(const RunFacts& facts, const std::string& client,
+                                                  std::int64_t invoke, std::int64_t from_ns,
+                                                  std::int64_t to_ns) {
+  std::set<std::string> members;
+  for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
+    if (c->invoke == invoke && !c->member.empty()) members.insert(c->member);
+  std::vector<const FaultBand*> out;
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.start_ns > to_ns || end < from_ns) continue;
+    if (f.kind == "duplicate" || f.kind == "reorder") continue;
+    const bool link = f.args.contains("from") || f.args.contains("to");
+    bool hits = !link && f.hits(client);
+    for (const auto& m : members)
+      hits = hits || (link ? f.on_link(client, m) || f.on_link(m, client) : f.hits(m));
+    if (hits) out.push_back(&f);
+  }
+  return out;
+}
+
+// The keys (any, not only lock keys) put under `lease` that still existed at `at_ns`, from
+// the key-put and key-delete truth.
+std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t lease, std::int64_t at_ns) {
+  std::vector<std::string> keys;
+  for (const auto& e : facts.history().events) {
+    if (e.true_ns > at_ns) break;
+    if (e.kind != EventKind::truth) continue;
+    const std::string key = e.args.value("key", std::string());
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (e.op == "key-put" && e.args.value("lease", std::int64_t{0}) == lease) {
+      if (at == keys.end()) keys.push_back(key);
+    } else if ((e.op == "key-put" || e.op == "key-delete") && at != keys.end()) {
+      keys.erase(at);  // deleted, or put again without the lease
+    }
+  }
+  return keys;
 }
 
 }  // namespace
@@ -217,6 +277,26 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   }
 
+  // Keep-alives stop with the operation that took the lease: one the client gave up (an
+  // acquire that lost its member) leaves its lease to expire, and the fault behind that is
+  // earlier than the window below looks.
+  std::vector<const FaultBand*> gave_up_faults;
+  if (const CallRecord* grant = grant_call(facts, lease.lease, client); grant != nullptr) {
+    const HistoryEvent* op = facts.event(grant->invoke);
+    const HistoryEvent* done = op != nullptr ? facts.completion_of(op->index) : nullptr;
+    const bool later_keep_alive = done != nullptr && !mine.empty() && mine.back()->sent_ns > done->true_ns;
+    if (done != nullptr && done->kind != EventKind::ok && done->true_ns <= to_ns && !later_keep_alive) {
+      gave_up_faults = faults_on_operation(facts, client, op->index, std::min(from_ns, done->true_ns),
+                                           done->true_ns);
+      story.say(client + " had given up the " + op->op + " that took this lease (started at " +
+                    format_seconds(op->true_ns) + ") at " + format_seconds(done->true_ns) + " (" +
+                    failure_words(*done) + ") and kept the lease alive no more" +
+                    (gave_up_faults.empty() ? std::string() : ": " + fault_clauses(gave_up_faults, 4)) + ".",
+                TimeSpan{done->true_ns, to_ns});
+      cause["gave_up"] = {{"operation", op->op}, {"at_ns", done->true_ns}};
+    }
+  }
+
   // The faults in that window that could have stopped the renewals. A keep-alive is first due
   // a third of the TTL after a renewal (etcd's client and lockstep's sessions), or when the
   // client first sent one: a fault over before then stopped none. A clock fault counts over the
@@ -268,6 +348,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
          "was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");
   }
+  for (const FaultBand* f : gave_up_faults)
+    if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);
   cause["faults"] = start_events(faults);
   return cause;
 }
@@ -330,6 +412,13 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
                               {"duplicate", true}, {"faults", start_events(dup)}};
       return cause;
     }
+    // The holder's own request, sent in one of its operations (the release of an earlier
+    // hold, the clean-up of a failed acquire): which, and what else that operation failed to
+    // do (a revoke refused leaves the lease and its other keys behind).
+    const CallRecord* own_call = by.client == holder ? facts.find_call(holder, by.call) : nullptr;
+    const HistoryEvent* own_op = own_call != nullptr ? facts.event(own_call->invoke) : nullptr;
+    if (own_op != nullptr)
+      s += " during its own " + own_op->op + " (started at " + format_seconds(own_op->true_ns) + ")";
     if (by.abandoned_ns)
       s += ", on which " + by.client + " had given up at " + format_seconds(*by.abandoned_ns) +
            " (no answer by its deadline)";
@@ -339,6 +428,33 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     story.say(s + ".", TimeSpan{by.sent_ns >= 0 ? by.sent_ns : key.end_ns, key.end_ns});
     nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
                             {"key", key.key}, {"request", request_json(by)}};
+    if (own_op != nullptr) {
+      cause["in_operation"] = own_op->op;
+      for (const CallRecord* c : facts.calls_of(holder, own_call->sent_ns, facts.end_ns())) {
+        if (c == own_call || c->invoke != own_call->invoke || c->outcome == "ok" || c->outcome.empty())
+          continue;
+        std::string f = "That " + own_op->op + "'s " + c->request + " (call " + std::to_string(c->call) +
+                        ") failed at " + format_seconds(c->end_ns) + " (" +
+                        (c->error.empty() ? c->outcome : c->error) + ")";
+        // The faults it met: on the member it called, or the cluster's (a leader change drops
+        // proposals while it hands over), from a second before its sending.
+        // "raft proposal dropped" is a hand-over's doing alone.
+        const bool dropped = c->error.find("proposal dropped") != std::string::npos;
+        std::vector<const FaultBand*> met;
+        for (const FaultBand* b : facts.faults_hitting(c->member, c->sent_ns - 1'000'000'000, c->end_ns, true))
+          if (!dropped || b->kind == "leader-change") met.push_back(b);
+        if (!met.empty()) f += ", after " + fault_clauses(met, 3);
+        if (c->request == "lease_revoke" && c->lease != 0) {
+          const std::vector<std::string> left = keys_of_lease_at(facts, c->lease, c->end_ns);
+          f += ": lease " + lease_hex(c->lease) + (left.empty() ? std::string()
+                                                                : " and its key" + std::string(left.size() > 1 ? "s " : " ") +
+                                                                      join_words(left)) +
+               " outlived the " + own_op->op;
+        }
+        story.say(f + ".", TimeSpan{c->sent_ns, c->end_ns});
+        break;
+      }
+    }
     // What held the request between its sending and its applying: a pause or crash of the
     // member that received it or of the leader then, faults on the sender's own links to the
     // members, or between members (the proposal's way to the leader). Faults on other

@@ -1,5 +1,6 @@
 #include "reports/explain.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "reports/explain_parts.h"
@@ -19,9 +20,22 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
 }
 
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count) {
+  // Faults that read alike (the same kind, targets and span) are said once, with their count:
+  // "A and A" would read as a slip.
   std::vector<std::string> parts;
-  for (std::size_t i = 0; i < faults.size() && i < max_count; ++i)
-    parts.push_back(describe_fault(*faults[i]) + " " + fault_span(*faults[i]));
+  std::vector<int> counts;
+  for (std::size_t i = 0; i < faults.size() && i < max_count; ++i) {
+    const std::string clause = describe_fault(*faults[i]) + " " + fault_span(*faults[i]);
+    const auto same = std::find(parts.begin(), parts.end(), clause);
+    if (same != parts.end()) {
+      ++counts[static_cast<std::size_t>(same - parts.begin())];
+      continue;
+    }
+    parts.push_back(clause);
+    counts.push_back(1);
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (counts[i] > 1) parts[i] += " (" + std::to_string(counts[i]) + " such faults)";
   if (faults.size() > max_count)
     parts.push_back(std::to_string(faults.size() - max_count) + " more faults");
   return join_words(parts);

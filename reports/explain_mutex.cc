@@ -315,8 +315,15 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
   for (const FaultBand* f : facts.faults_hitting(earlier.process, later.start_ns, later.start_ns))
     if (f->kind == "pause" && !f->open_end) resumed = " resumed at " + format_seconds(f->end_ns) + " and";
   if (!did.empty()) {
+    // Steps that read alike (a re-entrant holder's releases, one per acquire) are said once.
     std::string steps;
-    for (std::size_t i = 0; i < did.size(); ++i) steps += (i == 0 ? "" : "; then ") + did[i];
+    for (std::size_t i = 0; i < did.size();) {
+      std::size_t same = 1;
+      while (i + same < did.size() && did[i + same] == did[i]) ++same;
+      steps += (i == 0 ? "" : "; then ") + did[i] +
+               (same == 1 ? std::string() : same == 2 ? " (twice)" : " (" + std::to_string(same) + " times)");
+      i += same;
+    }
     out.say(earlier.process + (resumed.empty() ? " then" : resumed) + " " + steps + ".");
   } else if (earlier.ended_by == "crash") {
     out.say(earlier.process + " crashed at " + format_seconds(earlier.end_ns) + ".");

@@ -53,7 +53,8 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
       const std::string owner = current_owner(facts, *k, at_ns, revision);
       owners.push_back(owner + " (" + k->key + ", revision " + std::to_string(revision) + ")");
     }
-    s += owners.empty() ? "; no lock key existed in etcd" : "; etcd held the lock key of " + join_words(owners);
+    s += owners.empty() ? "; no lock key existed in etcd" : (owners.size() == 1 ? "; etcd held one lock key, owned by " : "; etcd held lock keys owned by ") +
+                                 join_words(owners);
   }
   return s + ".";
 }

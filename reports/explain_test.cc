@@ -140,7 +140,7 @@ TEST_CASE("a lost update is explained with the duplicated write and who held the
   CHECK(contains(text, "client-1's write of 2 computed from 1 (token 4) was applied at 0.024 s as update 2 and "
                        "acknowledged to client-1."));
   CHECK(contains(text, "Then the resource applied client-1's write of 1 computed from 0 (token 4) at 0.030 s as update 3"));
-  CHECK(contains(text, "At 0.030 s client-1 believed it held the lock; etcd held the lock key of client-1 (k, revision 4)."));
+  CHECK(contains(text, "At 0.030 s client-1 believed it held the lock; etcd held one lock key, owned by client-1 (k, revision 4)."));
   CHECK(contains(text, "Then messages between client-1 and resource were duplicated from 0.013 s to 0.113 s."));
 }
 
@@ -226,7 +226,8 @@ TEST_CASE("a key deleted by its owner's own stale request: the request - not a l
   CHECK(x[0].cause["request"].value("client", "") == "client-1");
   CHECK(x[0].cause["request"].value("abandoned_ns", std::int64_t{0}) == ms(6500));
   CHECK(contains(text, "client-1's lock key /lock/a (created at 7.100 s, revision 12) was deleted at 21.510 s "
-                       "(revision 20) by a delete_range that client-1 sent to member-2 at 1.500 s (call 9), on "
+                       "(revision 20) by a delete_range that client-1 sent to member-2 at 1.500 s (call 9) during its own "
+                       "acquire (started at 1.000 s), on "
                        "which client-1 had given up at 6.500 s (no answer by its deadline): a request older than "
                        "the key itself, left over from before client-1 created it, applied late."));
   CHECK(contains(text, "It took 20.010 s from sending to applying: member-2 was paused from 1.501 s to 21.501 s."));
@@ -266,7 +267,7 @@ TEST_CASE("a waiter granted after its own key expired: the grantee's lost key an
   CHECK(x[0].cause.value("process", "") == "client-0");
   CHECK(x[0].cause["lost"].value("class", "") == "lease-expired");
   CHECK(contains(text, "client-0 was told it held the lock at 10.300 s although its own lock key /l/0 was already gone."));
-  CHECK(contains(text, "client-0 sent 1 keep-alive for it after 1.000 s; none was answered in time: 1 was still unanswered then."));
+  CHECK(contains(text, "client-0 sent 1 keep-alive for it after 1.000 s; none was answered in time: 1 was still unanswered at 6.100 s."));
   CHECK(contains(text, "In that time client-0 was paused from 1.200 s to 10.200 s."));
   CHECK_FALSE(contains(text, "inherent limit"));
   CHECK_FALSE(contains(text, "No fault hit client-0"));

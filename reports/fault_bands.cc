@@ -131,7 +131,9 @@ std::string describe_fault(const FaultBand& band) {
   if (k == "reorder") return "messages " + link + " were reordered";
   if (k == "lease-drop") return targets + "'s lease keep-alives were dropped";
   if (k == "clock") {
-    std::string s = targets + "'s " + a.value("clock", std::string("monotonic")) + " clock";
+    const std::string clock = a.value("clock", std::string("monotonic"));
+    const bool both = clock == "both";
+    std::string s = targets + "'s " + (both ? std::string("wall and monotonic clocks") : clock + " clock");
     const std::int64_t jump_ms = int_arg(a, "amount_ms");
     // rate_ppm is the clock's absolute rate while the fault lasts: 1000000 is nominal speed,
     // 250000 a clock at a quarter of it (slow), 0 unchanged.
@@ -141,7 +143,7 @@ std::string describe_fault(const FaultBand& band) {
            format_duration((jump_ms > 0 ? jump_ms : -jump_ms) * 1'000'000);
     if (jump_ms != 0 && rate_ppm != 0) s += " and";
     if (rate_ppm != 0) s += " " + clock_rate_words(rate_ppm);
-    if (jump_ms == 0 && rate_ppm == 0) s += " was left unchanged";
+    if (jump_ms == 0 && rate_ppm == 0) s += both ? " were left unchanged" : " was left unchanged";
     return s;
   }
   if (k == "leader-change") {

@@ -27,6 +27,8 @@ RunFacts::RunFacts(const History& history)
         c.member = e.args.value("member", "");
         c.lease = e.args.value("lease", std::int64_t{0});
         c.sent_ns = e.true_ns;
+        if (auto op = open.find(e.process); op != open.end())
+          c.invoke = static_cast<std::int64_t>(op->second);
         open_calls[{e.process, call}] = calls_.size();
         calls_.push_back(std::move(c));
       } else if (auto it = open_calls.find({e.process, call}); it != open_calls.end()) {

@@ -29,6 +29,8 @@ struct CallRecord {
   std::int64_t end_ns = kStillOpen;  // kStillOpen: never ended
   std::string outcome;              // "ok", "error", "deadline", "connection-lost", "" (open)
   std::string error;
+  std::int64_t invoke = -1;         // the client's operation open when it was sent (its invoke
+                                    // event), or -1: sent between operations
 };
 
 class RunFacts {

@@ -1,0 +1,151 @@
+// The causal chain behind a lost key or lease, on small hand-built histories whose story is
+// known: each sentence must name what the history shows, and nothing it does not.
+#include <catch2/catch.hpp>
+
+#include "checker/mutex_checker.h"
+#include "reports/causes.h"
+#include "reports/explain.h"
+#include "reports/fault_bands.h"
+#include "reports/report_test_support.h"
+#include "reports/run_facts.h"
+
+namespace lockstep {
+namespace {
+
+using reports_test::HistoryBuilder;
+using reports_test::ms;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+nlohmann::json request_cause(const std::string& client, std::int64_t call, const std::string& request,
+                             std::int64_t sent_ns) {
+  return {{"kind", "request"}, {"request", request}, {"client", client}, {"call", call},
+          {"member", "member-2"}, {"sent_ns", sent_ns}};
+}
+
+void call(HistoryBuilder& b, const std::string& client, std::int64_t id, const std::string& request,
+          std::int64_t sent_ns, std::int64_t end_ns, const std::string& outcome = "ok",
+          const std::string& error = "", std::int64_t lease = 0) {
+  nlohmann::json send = {{"call", id}, {"request", request}, {"member", "member-2"}};
+  if (lease != 0) send["lease"] = lease;
+  b.add(client, EventKind::trace, "kv-send", sent_ns, send);
+  nlohmann::json end = {{"call", id}, {"outcome", outcome}};
+  if (!error.empty()) end["error"] = error;
+  b.add(client, EventKind::trace, "kv-end", end_ns, end);
+}
+
+TEST_CASE("a key its holder's own release deleted is said to be that release's, with the revoke it lost") {
+  // A re-entrant lock: client-2's release deletes the lock key, but its revoke is dropped by a
+  // leader hand-over, so the lease and the owner key stay; the next acquire finds the owner
+  // key and counts itself as still holding, while client-0 takes the free lock.
+  HistoryBuilder b;
+  b.truth("member-2", "leader-elected", ms(100), {{"member", 2}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms(1040))}});
+  b.truth("etcd", "key-put", ms(1060), {{"key", "/lock/owner"}, {"revision", 6}, {"create_revision", 6}, {"lease", 77},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms(1055))}});
+  b.add("client-2", EventKind::ok, "acquire", ms(1100), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  b.add("client-2", EventKind::invoke, "release", ms(2000));
+  b.add("client-2", EventKind::trace, "kv-send", ms(2000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  b.truth("etcd", "key-delete", ms(2002), {{"key", "/lock"}, {"revision", 7},
+                                           {"cause", request_cause("client-2", 5, "delete_range", ms(2000))}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(2003), {{"call", 5}, {"outcome", "ok"}});
+  b.fault("leader-change", "start", ms(2003), {{"from_member", 2}, {"to_member", 1}, {"duration_ms", 0}, {"start_ms", 2003}});
+  b.fault("pause", "start", ms(2003), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
+  b.add("client-2", EventKind::trace, "kv-send", ms(2004), {{"call", 6}, {"request", "lease_revoke"}, {"member", "member-2"}, {"lease", 77}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(2006), {{"call", 6}, {"outcome", "error"}, {"error", "raft proposal dropped"}});
+  b.add("client-2", EventKind::ok, "release", ms(2006));
+  b.fault("pause", "end", ms(2013), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(2100), {{"mode", "exclusive"}});
+  b.add("client-2", EventKind::ok, "acquire", ms(2110), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  b.add("client-0", EventKind::invoke, "acquire", ms(2150), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(2200), {{"key", "/lock"}, {"revision", 8}, {"create_revision", 8}, {"lease", 88},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 3, "txn", ms(2190))}});
+  b.add("client-0", EventKind::ok, "acquire", ms(2210), {}, {{"key", "/lock"}, {"key_revision", 8}, {"lease", 88}});
+  b.add("client-2", EventKind::invoke, "release", ms(2300));
+  b.add("client-2", EventKind::ok, "release", ms(2300));
+  b.add("client-2", EventKind::invoke, "release", ms(2300));
+  b.add("client-2", EventKind::ok, "release", ms(2300));
+
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto explanations = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
+  REQUIRE(explanations.size() == 1);
+  std::string text;
+  for (const auto& s : explanations[0].sentences) text += s + "\n";
+  INFO(text);
+  CHECK(contains(text, "client-2's lock key /lock (created at 1.050 s, revision 5) was deleted at 2.002 s (revision 7) "
+                       "by a delete_range that client-2 sent to member-2 at 2.000 s (call 5) during its own release "
+                       "(started at 2.000 s)."));
+  // The hand-over is named; the pause of client-0 at the same instant is not (it drops no
+  // proposal).
+  CHECK(contains(text, "That release's lease_revoke (call 6) failed at 2.006 s (raft proposal dropped), after the "
+                       "leader was moved from member-2 to member-1 at 2.003 s: lease 4d and its key /lock/owner "
+                       "outlived the release."));
+  CHECK_FALSE(contains(text, "client-0 was paused"));
+  CHECK(contains(text, "released the lock at 2.300 s (twice)"));
+  CHECK(explanations[0].cause["lost"].value("in_operation", "") == "release");
+}
+
+TEST_CASE("a lease left to expire by an acquire its client gave up names the fault that ended the acquire") {
+  // client-2's acquire loses its member to a crash and gives up; nothing keeps its lease alive
+  // after that. The crash is over long before a keep-alive would have been due, so the window
+  // of missed renewals does not contain it: the abandoned acquire must name it.
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  call(b, "client-2", 1, "lease_grant", ms(1000), ms(1003));
+  b.truth("etcd", "lease-granted", ms(1002), {{"lease", 55}, {"ttl_seconds", 2},
+                                              {"cause", request_cause("client-2", 1, "lease_grant", ms(1000))}});
+  b.truth("etcd", "key-put", ms(1005), {{"key", "/lock/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 55},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms(1004))}});
+  call(b, "client-2", 3, "lease_keep_alive", ms(1600), ms(1602), "ok", "", 55);
+  b.fault("crash", "start", ms(1800), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
+  b.add("client-2", EventKind::info, "acquire", ms(1801), {},
+        {{"error", "connection-lost"}, {"message", "watch stream's member went away"}});
+  b.fault("crash", "end", ms(1900), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
+  const nlohmann::json expiry = {{"lease", 55}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(3600)},
+                                 {"renewed_ns", ms(1600)}, {"renewed_by", "keep-alive"}};
+  b.truth("member-1", "lease-revoke-attempt", ms(3600), expiry);
+  b.truth("member-1", "lease-expired", ms(3602), expiry);
+
+  const reports::RunFacts facts(b.history);
+  const LeaseLifetime* lease = facts.truth().find_lease(55);
+  REQUIRE(lease != nullptr);
+  REQUIRE(lease->expired_ns);
+  reports::Story story;
+  const nlohmann::json cause = reports::explain_lease_expiry(facts, *lease, "client-2", story);
+  std::string text;
+  for (const auto& s : story.sentences) text += s + "\n";
+  INFO(text);
+  CHECK(contains(text, "client-2 had given up the acquire that took this lease (started at 1.000 s) at 1.801 s "
+                       "(connection-lost: watch stream's member went away) and kept the lease alive no more: "
+                       "member-2 crashed from 1.800 s to 1.900 s."));
+  CHECK(cause["gave_up"].value("operation", "") == "acquire");
+  CHECK(cause["faults"].size() == 1);
+}
+
+TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
+  HistoryBuilder b;
+  const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},
+                               {"duration_ms", 400}, {"start_ms", 1000}};
+  b.fault("loss", "start", ms(1000), loss);
+  b.fault("loss", "start", ms(1000), loss);
+  nlohmann::json clock = {{"targets", {"client-0"}}, {"clock", "both"}, {"amount_ms", -500}, {"start_ms", 1200},
+                          {"duration_ms", 0}};
+  b.fault("clock", "start", ms(1200), clock);
+  b.fault("loss", "end", ms(1400), loss);
+  b.fault("loss", "end", ms(1400), loss);
+  const reports::RunFacts facts(b.history);
+  REQUIRE(facts.faults().size() == 3);
+  std::vector<const reports::FaultBand*> all;
+  for (const auto& f : facts.faults()) all.push_back(&f);
+  const std::string text = reports::fault_clauses(all);
+  INFO(text);
+  CHECK(contains(text, "were lost with probability 0.06 (TCP resent them, late) from 1.000 s to 1.400 s (2 such faults)"));
+  CHECK(contains(text, "client-0's wall and monotonic clocks jumped back by 500 ms"));
+}
+
+}  // namespace
+}  // namespace lockstep
