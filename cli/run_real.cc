@@ -9,9 +9,9 @@
 #include "cli/commands.h"
 #include "cli/run_real_security.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
-#include "harness/real_interrupt.h"
-#include "harness/real_run_request.h"
-#include "harness/real_runner.h"
+#include "real_run/interrupt.h"
+#include "real_run/run_request.h"
+#include "real_run/runner.h"
 #include "harness/run_files.h"
 #include "reports/report_files.h"
 #endif

@@ -26,7 +26,9 @@ if(TARGET lockstep_model)
   list(APPEND lockstep_installed_targets lockstep_model)
 endif()
 if(LOCKSTEP_BUILD_REAL_ETCD)
-  list(APPEND lockstep_installed_targets lockstep_real_etcd lockstep_real_etcd_proto)
+  # The real-etcd runner comes with the library, as the simulated one does.
+  target_link_libraries(lockstep_lib INTERFACE lockstep_real_run)
+  list(APPEND lockstep_installed_targets lockstep_real_run lockstep_real_etcd lockstep_real_etcd_proto)
   # The generated protobuf headers are private to real_etcd/ (docs/architecture.md): keep their include
   # directory out of the installed interface.
   get_target_property(lockstep_proto_includes lockstep_real_etcd_proto INTERFACE_INCLUDE_DIRECTORIES)
@@ -37,7 +39,11 @@ endif()
 install(TARGETS ${lockstep_installed_targets} EXPORT lockstepTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(folder kv model checker algorithms sim harness)
+set(lockstep_header_folders kv model checker algorithms sim harness)
+if(LOCKSTEP_BUILD_REAL_ETCD)
+  list(APPEND lockstep_header_folders real_etcd real_run)
+endif()
+foreach(folder ${lockstep_header_folders})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lockstep/${folder}
           FILES_MATCHING PATTERN "*.h"

@@ -1,5 +1,5 @@
 // CounterResource: the protected resource's rules, with no transport. The simulated service
-// (sim_resource.h) and the real runner's in-process service (real_resource.h) both serve
+// (sim_resource.h) and the real runner's in-process service (real_run/resource.h) both serve
 // requests through it, so the two backends judge tokens and record truth the same way.
 //
 // Contract: a counter, the highest token seen, and a count of accepted writes. When fenced,

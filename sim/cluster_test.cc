@@ -554,6 +554,99 @@ TEST_CASE("a paused leader never runs a request whose cancellation came with it,
   for (int i = 0; i < 3; ++i) REQUIRE_FALSE(key_exists(rig, i, "cancelled"));
 }
 
+// A put through a paused member, from a client that crashes (when `crash_client`) while the
+// member holds it; true if the put was applied once the member resumed.
+bool held_put_applied(bool crash_client) {
+  Rig rig(with_cancel_race(0), 29);
+  const int member = (rig.cluster.leader() + 1) % 3;
+  const ProcessId member_pid = rig.cluster.member(member).pid();
+  rig.world.pause(member_pid);
+  CallProbe probe(rig, "client-1", member, seconds(10), "from-a-crashed-client");
+  rig.world.run_until(rig.world.now() + milliseconds(200));
+  REQUIRE_FALSE(probe.finished);
+  if (crash_client) {
+    const ProcessId client_pid = rig.world.process_count() - 1;
+    rig.world.set_crash_hook(client_pid, [&probe] { probe.kv.on_crash(); });  // as the runner does
+    rig.world.crash(client_pid);
+  }
+  rig.world.run_until(rig.world.now() + milliseconds(200));
+  rig.world.resume(member_pid);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  return key_exists(rig, rig.cluster.leader(), "from-a-crashed-client");
+}
+
+TEST_CASE("a client's crash cancels its calls: a member that held the request does not run it") {
+  // The kernel resets a dead process's connections; gRPC's server cancels every call on them,
+  // and a request not yet started is never run (with the handler race at 0 here).
+  CHECK(held_put_applied(/*crash_client=*/false));
+  CHECK_FALSE(held_put_applied(/*crash_client=*/true));
+}
+
+TEST_CASE("check-quorum: a leader cut off from its followers steps down after one to two election timeouts") {
+  Rig rig(3, 30);
+  const int leader = rig.cluster.leader();
+  REQUIRE(leader >= 0);
+  LinkRule cut;
+  cut.blocked = true;
+  cut.from = {rig.cluster.member(leader).pid()};
+  for (int i = 0; i < 3; ++i)
+    if (i != leader) cut.to.insert(rig.cluster.member(i).pid());
+  rig.network.add_rule(cut);
+  LinkRule back;
+  back.blocked = true;
+  back.from = cut.to;
+  back.to = cut.from;
+  rig.network.add_rule(back);
+  // The last check before the cut saw its followers: the next one, up to an election timeout
+  // later, may too (they answered until the cut); the one after cannot.
+  rig.world.run_until(rig.world.now() + milliseconds(950));
+  CHECK(rig.cluster.member(leader).is_leader());
+  rig.world.run_until(rig.world.now() + milliseconds(1150));
+  CHECK_FALSE(rig.cluster.member(leader).is_leader());
+}
+
+TEST_CASE("a new leader holds keep-alives until it applies the first entry of its term") {
+  // etcd's lessor is promoted when the new leader applies its term's first entry; until then
+  // a keep-alive waits (it is neither answered nor refused).
+  Rig rig(3, 33);
+  const int old_leader = rig.cluster.leader();
+  const ProcessId old_pid = rig.cluster.member(old_leader).pid();
+  rig.world.pause(old_pid);
+  int new_leader = -1;
+  for (int step = 0; step < 5000 && new_leader < 0; ++step) {
+    rig.world.run_until(rig.world.now() + milliseconds(1));
+    for (int i = 0; i < 3; ++i)
+      if (i != old_leader && rig.cluster.member(i).is_leader()) new_leader = i;
+  }
+  REQUIRE(new_leader >= 0);
+  // Its first entry cannot commit: the only other live member's links are cut at once.
+  const int other = 3 - old_leader - new_leader;
+  LinkRule cut;
+  cut.blocked = true;
+  cut.from = {rig.cluster.member(new_leader).pid(), rig.cluster.member(other).pid()};
+  cut.to = cut.from;
+  const auto rule = rig.network.add_rule(cut);
+  SimKvClient kv(rig.world, rig.cluster, rig.world.add_process("client-1"),
+                 SimClientOptions{new_leader, seconds(10)});
+  SimNode node(rig.world, rig.world.process_count() - 1, kv, rig.world.rng_for("client-1"));
+  bool answered = false;
+  bool renewed = false;
+  auto task = node.spawn(
+      [](SimNode* n, bool* done, bool* ok) -> Task<void> {
+        LeaseKeepAliveRequest ka;
+        ka.id = 12345;  // any id: the call waits before the lease is looked up
+        auto r = co_await n->kv().lease_keep_alive(ka);
+        *ok = r.ok();
+        *done = true;
+      }(&node, &answered, &renewed),
+      "keep-alive");
+  rig.world.run_until(rig.world.now() + milliseconds(900));
+  CHECK_FALSE(answered);
+  rig.network.remove_rule(rule);
+  rig.world.run_until(rig.world.now() + seconds(2));
+  CHECK(answered);
+}
+
 TEST_CASE("a request proposed before its cancellation came may still commit") {
   Rig rig(3, 23);
   const int leader = rig.cluster.leader();

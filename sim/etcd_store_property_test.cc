@@ -216,6 +216,13 @@ class Model {
                   (req.min_create_revision && kv.create_revision < req.min_create_revision);
       if (!drop) kept.push_back(kv);
     }
+    // etcd 3.4 reads only limit + 1 keys, in key order, when it need neither sort nor filter
+    // the whole range; with order NONE and another target it sorts just those.
+    const bool filtered = req.max_mod_revision || req.min_mod_revision || req.max_create_revision ||
+                          req.min_create_revision;
+    if (req.sort_order == SortOrder::none && !filtered && req.limit > 0 &&
+        static_cast<std::int64_t>(kept.size()) > req.limit + 1)
+      kept.resize(static_cast<std::size_t>(req.limit + 1));
     SortOrder order = req.sort_order;
     if (order == SortOrder::none && req.sort_target != SortTarget::key) order = SortOrder::ascend;
     if (order != SortOrder::none) {

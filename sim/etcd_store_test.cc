@@ -485,6 +485,28 @@ TEST_CASE("sort_order NONE with a target other than KEY sorts ascending") {
   CHECK(range_keys(s, by_key) == std::vector<std::string>{"a", "b", "c"});
 }
 
+TEST_CASE("sort_order NONE with another target and a limit sorts the first limit + 1 keys by key, then cuts") {
+  // etcd 3.4.23 (mvcc/kvstore_txn.go, etcdserver/apply.go): with no sort order and no filter
+  // it reads limit + 1 keys in key order, sorts those by the target, and cuts to the limit.
+  EtcdStore s;
+  put(s, "a", "z");
+  put(s, "b", "y");
+  put(s, "c", "x");
+  put(s, "d", "w");
+  RangeRequest r = range_req("a", "e");
+  r.sort_target = SortTarget::value;
+  r.limit = 2;
+  auto resp = s.range(r);
+  REQUIRE(resp.ok());
+  // a, b, c read; sorted by value c(x), b(y), a(z); cut to two. Not d(w), the smallest value.
+  CHECK(keys_of(resp->kvs) == std::vector<std::string>{"c", "b"});
+  CHECK(resp->more);
+  CHECK(resp->count == 4);
+  // An explicit order reads the whole range: the smallest values win.
+  r.sort_order = SortOrder::ascend;
+  CHECK(range_keys(s, r) == std::vector<std::string>{"d", "c"});
+}
+
 TEST_CASE("sort ties keep key order in both directions") {
   EtcdStore s;
   put(s, "a", "1");

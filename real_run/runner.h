@@ -19,7 +19,7 @@
 #include <atomic>
 #include <string>
 
-#include "harness/real_run_config.h"
+#include "real_run/run_config.h"
 #include "harness/sim_runner.h"
 
 namespace lockstep {

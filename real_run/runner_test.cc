@@ -15,9 +15,9 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/real_interrupt.h"
-#include "harness/real_run_request.h"
-#include "harness/real_runner.h"
+#include "real_run/interrupt.h"
+#include "real_run/run_request.h"
+#include "real_run/runner.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/local_cluster.h"
 #include "real_etcd/prefixed_kv_client.h"

@@ -1,4 +1,4 @@
-#include "harness/real_interrupt.h"
+#include "real_run/interrupt.h"
 
 #include <signal.h>
 

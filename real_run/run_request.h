@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/real_run_config.h"
+#include "real_run/run_config.h"
 #include "harness/run_request.h"
 #include "real_etcd/etcd_client_options.h"
 

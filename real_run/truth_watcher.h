@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/real_history_log.h"
+#include "real_run/history_log.h"
 #include "kv/result.h"
 #include "kv/time.h"
 #include "real_etcd/etcd_client_options.h"

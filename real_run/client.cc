@@ -1,4 +1,4 @@
-#include "harness/real_client.h"
+#include "real_run/client.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "harness/cluster_program.h"
+#include "real_run/cluster_program.h"
 
 #include <algorithm>
 #include <set>

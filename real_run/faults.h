@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/real_client.h"
-#include "harness/real_history_log.h"
+#include "real_run/client.h"
+#include "real_run/history_log.h"
 #include "sim/faults.h"
 
 namespace lockstep {

@@ -25,7 +25,7 @@
 #include <map>
 #include <thread>
 
-#include "harness/cluster_program.h"
+#include "real_run/cluster_program.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"
 #include "real_etcd/link_proxy.h"

@@ -9,7 +9,7 @@
 
 #include "checker/check_command.h"
 #include "checker/etcd_json.h"
-#include "harness/real_history_log.h"
+#include "real_run/history_log.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"
 #include "real_etcd/local_cluster.h"

@@ -1,4 +1,4 @@
-#include "harness/real_runner.h"
+#include "real_run/runner.h"
 
 #include <unistd.h>
 
@@ -7,12 +7,12 @@
 #include <thread>
 
 #include "harness/checks.h"
-#include "harness/real_client.h"
-#include "harness/real_cluster.h"
-#include "harness/real_faults.h"
-#include "harness/real_history_log.h"
-#include "harness/real_resource.h"
-#include "harness/real_truth_watcher.h"
+#include "real_run/client.h"
+#include "real_run/cluster.h"
+#include "real_run/faults.h"
+#include "real_run/history_log.h"
+#include "real_run/resource.h"
+#include "real_run/truth_watcher.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"
 #include "real_etcd/prefixed_kv_client.h"

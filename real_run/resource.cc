@@ -1,4 +1,4 @@
-#include "harness/real_resource.h"
+#include "real_run/resource.h"
 
 namespace lockstep {
 

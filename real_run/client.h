@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "algorithms/registry.h"
-#include "harness/real_history_log.h"
-#include "harness/real_resource.h"
+#include "real_run/history_log.h"
+#include "real_run/resource.h"
 #include "harness/run_config.h"
 #include "kv/result.h"
 #include "real_etcd/etcd_client_options.h"

@@ -1,4 +1,4 @@
-#include "harness/real_truth_watcher.h"
+#include "real_run/truth_watcher.h"
 
 #include <chrono>
 

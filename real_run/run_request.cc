@@ -1,12 +1,12 @@
-#include "harness/real_run_request.h"
+#include "real_run/run_request.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "harness/fault_schedule.h"
-#include "harness/real_faults.h"
-#include "harness/real_runner.h"
+#include "real_run/faults.h"
+#include "real_run/runner.h"
 
 namespace lockstep {
 

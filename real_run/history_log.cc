@@ -1,4 +1,4 @@
-#include "harness/real_history_log.h"
+#include "real_run/history_log.h"
 
 namespace lockstep {
 

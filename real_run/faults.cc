@@ -1,4 +1,4 @@
-#include "harness/real_faults.h"
+#include "real_run/faults.h"
 
 #include <algorithm>
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/real_run_config.h"
+#include "real_run/run_config.h"
 #include "kv/result.h"
 #include "real_etcd/link_proxy.h"
 #include "real_etcd/local_cluster.h"

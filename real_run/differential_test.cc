@@ -1,6 +1,6 @@
 // The differential test: the same random sequential programs run against the simulated etcd
 // (a 1-member sim::EtcdCluster through SimKvClient) and a real single-member etcd, and every
-// response is compared field by field after normalisation (real_kv_program.h): revisions
+// response is compared field by field after normalisation (kv_program.h): revisions
 // relative to the program's start, lease ids by reference, no cluster/member ids or raft
 // terms, TimeToLive's remaining TTL within one second. Each program runs under a fresh key
 // prefix on both sides (PrefixedKvClient) so one etcd process serves them all.
@@ -18,7 +18,7 @@
 #include <optional>
 
 #include "checker/etcd_json.h"
-#include "harness/real_kv_program.h"
+#include "real_run/kv_program.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"
 #include "real_etcd/local_cluster.h"

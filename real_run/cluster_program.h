@@ -9,7 +9,7 @@
 //     the followers in member order. Each side maps roles to its own member indices.
 //   - Client c prefers the member of role c and fails over in the simulated client's order.
 //   - Lease k is the lease the program's k-th grant step obtained (lease refs as in
-//     real_kv_program.h); only the client that granted a lease uses it.
+//     kv_program.h); only the client that granted a lease uses it.
 //   - Revisions are named by the write that made them (RevisionNames): "put c1/a=c1#3" or
 //     "delete c2/b", numbered when the same delete recurs. Two sides that commit concurrent
 //     writes in different orders still name each revision the same.
@@ -33,7 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/real_kv_program.h"
+#include "real_run/kv_program.h"
 #include "kv/rng.h"
 #include "kv/time.h"
 

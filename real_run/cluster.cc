@@ -1,4 +1,4 @@
-#include "harness/real_cluster.h"
+#include "real_run/cluster.h"
 
 #include "real_etcd/endpoints.h"
 

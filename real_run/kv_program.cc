@@ -1,4 +1,4 @@
-#include "harness/real_kv_program.h"
+#include "real_run/kv_program.h"
 
 #include <algorithm>
 #include <memory>

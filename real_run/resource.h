@@ -14,7 +14,7 @@
 #include <string>
 
 #include "harness/counter_resource.h"
-#include "harness/real_history_log.h"
+#include "real_run/history_log.h"
 #include "harness/resource.h"
 
 namespace lockstep {
