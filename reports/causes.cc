@@ -75,6 +75,14 @@ std::string endings(const std::vector<const CallRecord*>& calls, std::int64_t un
   return join_words(parts);
 }
 
+// How one unanswered call ended, as a clause: "it reached the client's deadline".
+std::string single_ending(const CallRecord& c, std::int64_t until_ns) {
+  if (c.end_ns > until_ns) return "it was still unanswered at " + format_seconds(until_ns);
+  if (c.outcome == "deadline") return "it reached the client's deadline";
+  if (c.outcome == "connection-lost") return "it lost its connection";
+  return "it failed with an error";
+}
+
 // The members of the run: those named by faults and leader records, and `also`.
 std::set<std::string> member_names(const RunFacts& facts, const std::string& also) {
   std::set<std::string> members = {also};
@@ -220,9 +228,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // Had the client itself given the lease up (a revoke it sent)?
   for (const CallRecord* c : facts.calls_of(client, 0, expired_ns, "lease_revoke")) {
     if (c->lease != lease.lease) continue;
+    const HistoryEvent* op = facts.event(c->invoke);
     story.say(client + " had itself sent a revoke of this lease at " + format_seconds(c->sent_ns) +
                   " (call " + std::to_string(c->call) + ", " +
                   (c->outcome.empty() ? std::string("unanswered") : c->outcome) +
+                  (op != nullptr ? ", in its " + op->op + " started at " + format_seconds(op->true_ns) : std::string()) +
                   "): it held the lock on a lease it had given up.",
               TimeSpan{c->sent_ns, expired_ns});
     cause["holder_revoked"] = true;
@@ -235,10 +245,12 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   std::vector<const CallRecord*> mine;
   std::set<std::string> members = {leader};
   for (const CallRecord* c : keep_alives) {
-    // One sent before the window counts when it was never answered (an answered one is
-    // what renewed the lease at from_ns, its reply arriving just after).
+    // One sent before the window counts when it was still unanswered at its start, unless it
+    // is the keep-alive that renewed the lease then (its reply arriving just after).
     if (c->lease != lease.lease || c->end_ns <= from_ns) continue;
-    if (c->sent_ns < from_ns && c->outcome == "ok") continue;
+    if (c->sent_ns < from_ns && c->outcome == "ok" && x.renewed_by == "keep-alive" &&
+        c->end_ns - from_ns < 1'000'000'000)
+      continue;
     mine.push_back(c);
     if (!c->member.empty()) members.insert(c->member);
   }
@@ -246,22 +258,39 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // led meanwhile: a keep-alive reaches the lessor through them.
   for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
     if (c->end_ns > from_ns && !c->member.empty()) members.insert(c->member);
+  // From the first keep-alive still out at the window's start: a follower passed it on to
+  // the leader of that moment.
+  const std::int64_t first_out_ns = mine.empty() ? from_ns : std::min(from_ns, mine.front()->sent_ns);
   for (const auto& t : facts.truth().leaders)
-    if (t.start_ns <= to_ns && t.end_ns >= from_ns) members.insert(t.member);
+    if (t.start_ns <= to_ns && t.end_ns >= first_out_ns) members.insert(t.member);
   std::size_t answered = 0;
   for (const CallRecord* c : mine)
     if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
   std::size_t before = 0;  // sent before the window, still unanswered at its start
   for (const CallRecord* c : mine) before += c->sent_ns < from_ns ? 1 : 0;
   std::string since = " after " + format_seconds(from_ns);
-  if (before > 0) {
+  if (before > 0 && before < mine.size()) {
     since = " from " + format_seconds(mine.front()->sent_ns) + " (" +
-            (before == 1 ? std::string("one") : before == mine.size() ? "all " + std::to_string(before)
-                                                                       : std::to_string(before)) +
-            " still unanswered at " + format_seconds(from_ns) + ")";
-    if (before == mine.size()) since += ", none after it";
+            (before == 1 ? std::string("one") : std::to_string(before)) + " still unanswered at " +
+            format_seconds(from_ns) + ")";
   }
-  if (mine.empty()) {
+  if (!mine.empty() && before == mine.size()) {
+    // All sent before the window and still out at its start: none followed them.
+    std::string k = mine.size() == 1
+                        ? client + "'s last keep-alive for it was sent at " + format_seconds(mine.front()->sent_ns)
+                        : client + "'s last " + std::to_string(mine.size()) + " keep-alives for it were sent from " +
+                              format_seconds(mine.front()->sent_ns);
+    k += ", before " + format_seconds(from_ns) + ", and it sent none after";
+    if (answered == 0) {
+      k += mine.size() == 1 ? "; it was not answered in time: " : "; none was answered in time: ";
+      k += mine.size() == 1 ? single_ending(*mine.front(), to_ns) : endings(mine, to_ns);
+    } else {
+      k += "; " + std::to_string(answered) + " of them answered before " + format_seconds(to_ns) +
+           ", none renewing it at " + leader;
+    }
+    story.say(k + ".", TimeSpan{mine.front()->sent_ns, to_ns});
+    cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
+  } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
   } else {
@@ -284,8 +313,23 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   if (const CallRecord* grant = grant_call(facts, lease.lease, client); grant != nullptr) {
     const HistoryEvent* op = facts.event(grant->invoke);
     const HistoryEvent* done = op != nullptr ? facts.completion_of(op->index) : nullptr;
-    const bool later_keep_alive = done != nullptr && !mine.empty() && mine.back()->sent_ns > done->true_ns;
-    if (done != nullptr && done->kind != EventKind::ok && done->true_ns <= to_ns && !later_keep_alive) {
+    // Given up only if the lease was still being kept alive when the operation ended (its last
+    // keep-alive before then was answered in time) and was never used after it (no keep-alive,
+    // no key put under it): a session that lost its lease for other reasons is said below.
+    bool kept_until_end = true, used_after = false;  // true also when none was due yet
+    if (done != nullptr) {
+      for (const CallRecord* c : facts.calls_of(client, 0, to_ns, "lease_keep_alive")) {
+        if (c->lease != lease.lease) continue;
+        if (c->sent_ns > done->true_ns) used_after = true;
+        else kept_until_end = c->outcome == "ok" && c->end_ns <= done->true_ns;
+      }
+      for (const auto& e : facts.history().events)
+        if (e.kind == EventKind::truth && e.op == "key-put" && e.true_ns > done->true_ns &&
+            e.args.value("lease", std::int64_t{0}) == lease.lease)
+          used_after = true;
+    }
+    if (done != nullptr && done->kind != EventKind::ok && done->true_ns <= to_ns && kept_until_end &&
+        !used_after) {
       gave_up_faults = faults_on_operation(facts, client, op->index, std::min(from_ns, done->true_ns),
                                            done->true_ns);
       story.say(client + " had given up the " + op->op + " that took this lease (started at " +
@@ -294,6 +338,43 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                     (gave_up_faults.empty() ? std::string() : ": " + fault_clauses(gave_up_faults, 4)) + ".",
                 TimeSpan{done->true_ns, to_ns});
       cause["gave_up"] = {{"operation", op->op}, {"at_ns", done->true_ns}};
+    }
+  }
+
+  // Keep-alives that had stopped before the window, after a run of unanswered ones: the
+  // client gives its lease up once a whole TTL passes with no answer (etcd's client, and
+  // lockstep's sessions). Why they went unanswered is in that run, not in the window.
+  std::vector<const FaultBand*> stopped_faults;
+  if (cause.find("gave_up") == cause.end() && mine.empty()) {
+    std::vector<const CallRecord*> all;
+    for (const CallRecord* c : facts.calls_of(client, 0, to_ns, "lease_keep_alive"))
+      if (c->lease == lease.lease) all.push_back(c);
+    if (!all.empty() && all.back()->sent_ns < from_ns) {
+      const CallRecord* last_sent = all.back();
+      std::size_t first = all.size();  // the run of keep-alives unanswered when the last was sent
+      while (first > 0 && (all[first - 1]->outcome != "ok" || all[first - 1]->end_ns > last_sent->sent_ns))
+        --first;
+      if (all.size() - first >= 2) {
+        const std::int64_t run_from = all[first]->sent_ns, run_to = last_sent->sent_ns;
+        std::string k = client + "'s keep-alives for it had stopped after " + format_seconds(run_to) +
+                        " (call " + std::to_string(last_sent->call) + "): none of the " +
+                        std::to_string(all.size() - first) + " it sent from " + format_seconds(run_from) +
+                        " had been answered by then, and a client gives its lease up when a whole TTL passes "
+                        "without an answer";
+        const std::set<std::string> everyone = member_names(facts, leader);
+        for (const auto& f : facts.faults()) {
+          const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+          if (f.start_ns <= run_to && end >= run_from && can_stop_renewal(f, client, everyone))
+            stopped_faults.push_back(&f);
+        }
+        if (!stopped_faults.empty()) k += "; meanwhile " + fault_clauses(stopped_faults, 4);
+        std::vector<std::string> gaps;
+        for (const auto& [a, b] : facts.leaderless(run_from, run_to, 100'000'000))
+          gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+        if (!gaps.empty()) k += "; no member led the cluster " + join_words(gaps);
+        story.say(k + ".", TimeSpan{run_from, run_to});
+        cause["keep_alives_stopped_ns"] = run_to;
+      }
     }
   }
 
@@ -348,8 +429,9 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
          "was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");
   }
-  for (const FaultBand* f : gave_up_faults)
-    if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);
+  for (const auto* extra : {&gave_up_faults, &stopped_faults})
+    for (const FaultBand* f : *extra)
+      if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);
   cause["faults"] = start_events(faults);
   return cause;
 }
@@ -415,10 +497,11 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     // The holder's own request, sent in one of its operations (the release of an earlier
     // hold, the clean-up of a failed acquire): which, and what else that operation failed to
     // do (a revoke refused leaves the lease and its other keys behind).
-    const CallRecord* own_call = by.client == holder ? facts.find_call(holder, by.call) : nullptr;
+    const CallRecord* own_call = by.client.empty() ? nullptr : facts.find_call(by.client, by.call);
     const HistoryEvent* own_op = own_call != nullptr ? facts.event(own_call->invoke) : nullptr;
     if (own_op != nullptr)
-      s += " during its own " + own_op->op + " (started at " + format_seconds(own_op->true_ns) + ")";
+      s += " during " + (by.client == holder ? std::string("its own ") : by.client + "'s ") + own_op->op +
+           " (started at " + format_seconds(own_op->true_ns) + ")";
     if (by.abandoned_ns)
       s += ", on which " + by.client + " had given up at " + format_seconds(*by.abandoned_ns) +
            " (no answer by its deadline)";
@@ -430,7 +513,7 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
                             {"key", key.key}, {"request", request_json(by)}};
     if (own_op != nullptr) {
       cause["in_operation"] = own_op->op;
-      for (const CallRecord* c : facts.calls_of(holder, own_call->sent_ns, facts.end_ns())) {
+      for (const CallRecord* c : facts.calls_of(by.client, own_call->sent_ns, facts.end_ns())) {
         if (c == own_call || c->invoke != own_call->invoke || c->outcome == "ok" || c->outcome.empty())
           continue;
         std::string f = "That " + own_op->op + "'s " + c->request + " (call " + std::to_string(c->call) +
@@ -495,6 +578,13 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
                               "'s link to it or on the links between members in that time"
                         : ": " + fault_clauses(held, 4);
+      // A fault on the leader of the moment, not the member called: say why it mattered.
+      for (const auto& t : facts.truth().leaders) {
+        if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
+        if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
+          h += " (" + t.member + " led the cluster when it was sent: " + by.member +
+               " passed the request on to it)";
+      }
       std::vector<std::string> gaps;
       for (const auto& [a, b] : facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000))
         gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));

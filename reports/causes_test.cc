@@ -126,6 +126,54 @@ TEST_CASE("a lease left to expire by an acquire its client gave up names the fau
   CHECK(cause["faults"].size() == 1);
 }
 
+TEST_CASE("keep-alives that went unanswered and stopped before the last renewal are said, with what kept them unanswered") {
+  // The session sends keep-alives through a member whose cluster lost its quorum; none is
+  // answered, it gives the lease up, and a new leader's election extends the lease once more
+  // before it expires. An acquire the client gave up meanwhile is not why: its keep-alives
+  // had already gone unanswered, and its next acquire used the lease again.
+  HistoryBuilder b;
+  b.truth("member-2", "leader-elected", ms(100), {{"member", 2}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  call(b, "client-2", 1, "lease_grant", ms(1000), ms(1003));
+  b.truth("etcd", "lease-granted", ms(1002), {{"lease", 66}, {"ttl_seconds", 5},
+                                              {"cause", request_cause("client-2", 1, "lease_grant", ms(1000))}});
+  b.fault("crash", "start", ms(1500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
+  b.truth("member-2", "leader-stepped-down", ms(2500), {{"member", 2}, {"term", 1}});
+  // Each keep-alive reaches its deadline after 1 s, unanswered.
+  b.add("client-2", EventKind::trace, "kv-send", ms(2600), {{"call", 10}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
+  b.add("client-2", EventKind::trace, "kv-send", ms(3100), {{"call", 11}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
+  b.add("client-2", EventKind::trace, "kv-send", ms(3600), {{"call", 12}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(3600), {{"call", 10}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::fail, "acquire", ms(3700), {}, {{"error", "timeout"}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(4100), {{"call", 11}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(4600), {{"call", 12}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(3800), {{"mode", "exclusive"}});
+  b.fault("crash", "end", ms(6500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
+  b.truth("member-0", "leader-elected", ms(7000), {{"member", 0}, {"term", 2}});
+  b.truth("etcd", "key-put", ms(7010), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 66},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 20, "txn", ms(3800))}});
+  const nlohmann::json expiry = {{"lease", 66}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(12000)},
+                                 {"renewed_ns", ms(7000)}, {"renewed_by", "leader-election"}};
+  b.truth("member-0", "lease-revoke-attempt", ms(12000), expiry);
+  b.truth("member-0", "lease-expired", ms(12002), expiry);
+
+  const reports::RunFacts facts(b.history);
+  const LeaseLifetime* lease = facts.truth().find_lease(66);
+  REQUIRE(lease != nullptr);
+  reports::Story story;
+  const nlohmann::json cause = reports::explain_lease_expiry(facts, *lease, "client-2", story);
+  std::string text;
+  for (const auto& s : story.sentences) text += s + "\n";
+  INFO(text);
+  CHECK_FALSE(contains(text, "had given up the acquire"));
+  CHECK(cause.find("gave_up") == cause.end());
+  CHECK(contains(text, "client-2's keep-alives for it had stopped after 3.600 s (call 12): none of the 3 it sent "
+                       "from 2.600 s had been answered by then, and a client gives its lease up when a whole TTL "
+                       "passes without an answer; meanwhile member-0 and member-1 crashed from 1.500 s to 6.500 s"));
+  CHECK(contains(text, "no member led the cluster from 2.600 s to 3.600 s"));
+  CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms(3600));
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},

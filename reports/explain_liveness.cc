@@ -14,7 +14,9 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   Story out;
   std::string summary = check.value("summary", "");
   if (summary.empty()) return {};
-  summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  // A process name keeps its lower case ("client-1 waited ..."), as everywhere else.
+  if (summary.rfind("client-", 0) != 0 && summary.rfind("member-", 0) != 0)
+    summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
   out.say(summary + (summary.back() == '.' ? "" : "."));
 
   const FaultBand* last = nullptr;
@@ -65,7 +67,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   // What kept the lock taken: a key still there at the end, and who made it.
   nlohmann::json cause = {{"class", "stalled"}};
   for (const auto& k : facts.truth().keys) {
-    if (k.end_ns != kStillOpen) continue;
+    if (k.end_ns != kStillOpen || !facts.is_lock_key(k)) continue;
     std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
                     ") created at " + format_seconds(k.start_ns) +
                     (k.owner.empty() ? "" : " for " + k.owner) + " still existed when the history ended";
@@ -174,7 +176,14 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
-    if (k.lease == 0) s += "; it had no lease, so nothing would ever delete it";
+    if (k.lease == 0) {
+      s += "; it had no lease, so nothing would ever delete it";
+    } else if (const LeaseLifetime* l = facts.truth().find_lease(k.lease); l != nullptr && !l->expired_ns) {
+      // Not stuck for ever: the key goes when its lease runs out, unless something renews it.
+      s += "; its lease " + lease_hex(k.lease) +
+           (l->ttl_seconds > 0 ? " (TTL " + std::to_string(l->ttl_seconds) + " s)" : std::string()) +
+           " had not expired when the history ended, and the key would stay until it did";
+    }
     out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
     if (unanswered || failed_acquire != nullptr) {
@@ -215,12 +224,20 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       bool granted_again = false;
       for (const auto& l : facts.truth().leases)
         if (l.granted_to == client && l.granted_ns > *used->expired_ns) granted_again = true;
-      out.say(client + "'s lease " + lease_hex(used->lease) + ", granted at " +
-                  format_seconds(used->granted_ns) + ", expired at " +
-                  format_seconds(*used->expired_ns) + " (its revoke by " + used->expired_by +
-                  "'s lessor committed), and its acquires after that failed with lease-not-found" +
-                  (granted_again ? "" : ": it took no new lease") + ".",
-              TimeSpan{*used->expired_ns, *used->expired_ns});
+      // Said from the first refusal on: acquires between the expiry and that refusal may
+      // have ended otherwise (timed out, found the lock busy).
+      std::size_t refused = 0;
+      for (const auto& e : facts.history().events)
+        if (e.process == client && e.kind == EventKind::fail && e.op == "acquire" &&
+            e.result.value("error", std::string()) == "lease-not-found")
+          ++refused;
+      out.say(client + "'s acquires from " + format_seconds(first_refused_ns) + " (" +
+                  std::to_string(refused) + ") failed with lease-not-found: its lease " +
+                  lease_hex(used->lease) + ", granted at " + format_seconds(used->granted_ns) +
+                  ", had expired at " + format_seconds(*used->expired_ns) + " (its revoke by " +
+                  used->expired_by + "'s lessor committed)" +
+                  (granted_again ? "" : ", and it took no new lease") + ".",
+              TimeSpan{*used->expired_ns, first_refused_ns});
       if (cause.value("class", "") == "stalled")
         cause = {{"class", "lease-gone"}, {"process", client}, {"lease", used->lease}};
     }

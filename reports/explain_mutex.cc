@@ -143,6 +143,70 @@ nlohmann::json wrong_grant(const RunFacts& facts, const Holding& h, const KeyLif
   return {{"class", "grantee-key-gone"}, {"process", h.process}, {"key", key.key}, {"lost", lost}};
 }
 
+// Both keys existed when `granted` was granted (at `at_ns`) while `holder`, queued before it,
+// held the lock: says so, what `granted` may have taken for its turn (a key queued between
+// them that went), and a check-then-act race when its last read came before `holder`'s key.
+nlohmann::json granted_while_key_held(const RunFacts& facts, const Holding& holder, const KeyLifetime& held_key,
+                                      const Holding& granted, const KeyLifetime* granted_key,
+                                      std::int64_t at_ns, Story& out) {
+  const std::string modes = mode_of(facts, holder) == mode_of(facts, granted) || mode_of(facts, holder).empty()
+                                ? std::string()
+                                : " (" + holder.process + " in " + mode_of(facts, holder) + " mode, " +
+                                      granted.process + " in " + mode_of(facts, granted) + " mode)";
+  const bool queued_before = granted_key != nullptr && held_key.create_revision < granted_key->create_revision;
+  out.say(holder.process + "'s lock key " + held_key.key + " (created at " + format_seconds(held_key.start_ns) +
+              ", revision " + std::to_string(held_key.create_revision) + ")" +
+              (queued_before ? ", older than " + granted.process + "'s" : std::string()) +
+              ", still existed in etcd when " + granted.process + " was granted the lock at " +
+              format_seconds(at_ns) +
+              (granted_key ? ", and so did " + granted.process + "'s own (" + granted_key->key + ", revision " +
+                                 std::to_string(granted_key->create_revision) + ")"
+                           : std::string()) +
+              ": the algorithm let " + granted.process + " in while " + holder.process + "'s key was there" +
+              modes + "; no request had deleted " + holder.process + "'s key and its lease had not expired.",
+          TimeSpan{held_key.start_ns, at_ns});
+  // What the grantee may have taken as its turn: the last lock key to go while it
+  // waited, when that key was queued after the holder's (a predecessor that was a waiter,
+  // not the holder: its going says nothing about the holder).
+  const HistoryEvent* waiting = invoke_of(facts, granted);
+  const KeyLifetime* gone = nullptr;
+  for (const auto& k : facts.truth().keys)
+    if (&k != &held_key && &k != granted_key && waiting != nullptr && k.end_ns >= waiting->true_ns &&
+        k.end_ns <= at_ns &&
+        (gone == nullptr || k.end_ns > gone->end_ns ||
+         (k.end_ns == gone->end_ns && k.delete_revision > gone->delete_revision)))
+      gone = &k;
+  nlohmann::json woken_by;
+  if (gone != nullptr && gone->create_revision > held_key.create_revision) {
+    const std::string owner = !gone->owner.empty()            ? gone->owner
+                              : !gone->created_by.client.empty() ? gone->created_by.client
+                                                                 : std::string("another client");
+    out.say("The last lock key to go while " + granted.process + " waited, " +
+                format_duration(at_ns - gone->end_ns) + " before its grant, was " + owner +
+                "'s (revision " + std::to_string(gone->create_revision) + "), queued after " +
+                holder.process + "'s (revision " + std::to_string(held_key.create_revision) +
+                "): its going did not mean " + holder.process + " was done.",
+            TimeSpan{gone->end_ns, at_ns});
+    woken_by = explain_key_loss(facts, *gone, owner, out);
+  }
+  // A check-then-act race: the grantee's last read before its grant was answered before
+  // the holder's key existed.
+  const HistoryEvent* invoke = invoke_of(facts, granted);
+  const CallRecord* read = nullptr;
+  if (invoke != nullptr)
+    for (const CallRecord* c : facts.calls_of(granted.process, invoke->true_ns, at_ns, "range"))
+      if (c->end_ns < at_ns) read = c;
+  if (read != nullptr && read->end_ns < held_key.start_ns)
+    out.say(granted.process + "'s last read of the lock before its grant (call " + std::to_string(read->call) +
+                ") was answered at " + format_seconds(read->end_ns) + ", before " + holder.process +
+                "'s key was created at " + format_seconds(held_key.start_ns) +
+                ": a check-then-act race, its check and its taking of the lock being separate requests.",
+            TimeSpan{read->sent_ns, held_key.start_ns});
+  nlohmann::json cause = {{"class", "granted-while-key-held"}, {"process", granted.process}, {"key", held_key.key}};
+  if (!woken_by.is_null()) cause["after_key_gone"] = woken_by;
+  return cause;
+}
+
 // Walks back from the later grant to what removed the earlier holder's protection, or to the
 // later holder's own lost key, and says it. Returns the cause.
 nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, const Holding& later,
@@ -208,55 +272,13 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
   if (later_key != nullptr && later_key->end_ns <= grant_ns) return wrong_grant(facts, later, *later_key, out);
   if (key != nullptr) {
-    const std::string modes = mode_of(facts, earlier) == mode_of(facts, later) || mode_of(facts, earlier).empty()
-                                  ? std::string()
-                                  : " (" + earlier.process + " in " + mode_of(facts, earlier) + " mode, " +
-                                        later.process + " in " + mode_of(facts, later) + " mode)";
-    out.say(earlier.process + "'s lock key " + key->key + " (created at revision " +
-                std::to_string(key->create_revision) + ") still existed in etcd at " +
-                format_seconds(grant_ns) + ", and so did " + later.process + "'s" +
-                (later_key ? " (" + later_key->key + ")" : std::string()) +
-                ": the algorithm let " + later.process + " in while " + earlier.process +
-                "'s key was there" + modes + "; neither its lease expired nor a request removed it.",
-            TimeSpan{key->start_ns, grant_ns});
-    // What the later holder may have taken as its turn: the last lock key to go while it
-    // waited, when that key was queued after the holder's (a predecessor that was a waiter,
-    // not the holder: its going says nothing about the holder).
-    const HistoryEvent* waiting = invoke_of(facts, later);
-    const KeyLifetime* gone = nullptr;
-    for (const auto& k : facts.truth().keys)
-      if (&k != key && &k != later_key && waiting != nullptr && k.end_ns >= waiting->true_ns &&
-          k.end_ns <= grant_ns && (gone == nullptr || k.end_ns > gone->end_ns))
-        gone = &k;
-    nlohmann::json woken_by;
-    if (gone != nullptr && gone->create_revision > key->create_revision) {
-      const std::string owner = !gone->owner.empty()            ? gone->owner
-                                : !gone->created_by.client.empty() ? gone->created_by.client
-                                                                   : std::string("another client");
-      out.say("The last lock key to go while " + later.process + " waited, " +
-                  format_duration(grant_ns - gone->end_ns) + " before its grant, was " + owner +
-                  "'s (revision " + std::to_string(gone->create_revision) + "), queued after " +
-                  earlier.process + "'s (revision " + std::to_string(key->create_revision) +
-                  "): its going did not mean " + earlier.process + " was done.",
-              TimeSpan{gone->end_ns, grant_ns});
-      woken_by = explain_key_loss(facts, *gone, owner, out);
-    }
-    // A check-then-act race: the later holder's last read before its grant was answered before
-    // the earlier holder's key existed.
-    const HistoryEvent* invoke = invoke_of(facts, later);
-    const CallRecord* read = nullptr;
-    if (invoke != nullptr)
-      for (const CallRecord* c : facts.calls_of(later.process, invoke->true_ns, grant_ns, "range"))
-        if (c->end_ns < grant_ns) read = c;
-    if (read != nullptr && read->end_ns < key->start_ns)
-      out.say(later.process + "'s last read of the lock before its grant (call " + std::to_string(read->call) +
-                  ") was answered at " + format_seconds(read->end_ns) + ", before " + earlier.process +
-                  "'s key was created at " + format_seconds(key->start_ns) +
-                  ": a check-then-act race, its check and its taking of the lock being separate requests.",
-              TimeSpan{read->sent_ns, key->start_ns});
-    nlohmann::json cause = {{"class", "granted-while-key-held"}, {"process", later.process}, {"key", key->key}};
-    if (!woken_by.is_null()) cause["after_key_gone"] = woken_by;
-    return cause;
+    // Both keys stood at the grant. The wrong grant is the one made while a key queued before
+    // the grantee's own was there: usually the later one, but when the later holder's key is
+    // the older (it was next in line), the earlier holder jumped the queue.
+    if (later_key != nullptr && later_key->create_revision < key->create_revision &&
+        later_key->start_ns <= earlier.start_ns && later_key->end_ns > earlier.start_ns)
+      return granted_while_key_held(facts, later, *later_key, earlier, key, earlier.start_ns, out);
+    return granted_while_key_held(facts, earlier, *key, later, later_key, grant_ns, out);
   }
   // The earlier holder took the lock by overwriting the later one's key (a plain put): the
   // later one's key had been taken over before it was told it held the lock.

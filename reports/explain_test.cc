@@ -322,7 +322,7 @@ TEST_CASE("a lessor revoke that never committed is not an expiry") {
   INFO(text);
   CHECK(x[0].cause.value("class", "") == "granted-while-key-held");
   CHECK_FALSE(contains(text, "'s lease"));
-  CHECK(contains(text, "neither its lease expired nor a request removed it"));
+  CHECK(contains(text, "no request had deleted client-0's key and its lease had not expired"));
 }
 
 TEST_CASE("a clock fault is worded by its effect: rate_ppm is the absolute rate") {

@@ -119,10 +119,17 @@ const CallRecord* RunFacts::find_call(const std::string& process, std::int64_t c
   return nullptr;
 }
 
+bool RunFacts::is_lock_key(const KeyLifetime& key) const {
+  if (!key.owner.empty() || key.created_by.kind != "request") return true;
+  const CallRecord* call = find_call(key.created_by.client, key.created_by.call);
+  const HistoryEvent* op = call != nullptr ? event(call->invoke) : nullptr;
+  return op == nullptr || (op->op != "write" && op->op != "read");
+}
+
 std::vector<const KeyLifetime*> RunFacts::keys_at(std::int64_t at_ns) const {
   std::vector<const KeyLifetime*> out;
   for (const auto& k : truth_.keys)
-    if (k.start_ns <= at_ns && at_ns < k.end_ns) out.push_back(&k);
+    if (k.start_ns <= at_ns && at_ns < k.end_ns && is_lock_key(k)) out.push_back(&k);
   return out;
 }
 

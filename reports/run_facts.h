@@ -65,7 +65,11 @@ class RunFacts {
   // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
   std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,
                                                                 std::int64_t min_ns) const;
-  // The key lifetimes alive at `at_ns`.
+  // Whether `key` is a lock key: one an acquire was granted on or created, not data a client
+  // wrote in etcd as its protected resource (a guarded algorithm's data key, written during
+  // a write).
+  bool is_lock_key(const KeyLifetime& key) const;
+  // The lock keys alive at `at_ns`.
   std::vector<const KeyLifetime*> keys_at(std::int64_t at_ns) const;
   // The truth event that carried out the client's operation opened by `invoke`: the
   // "resource-write"/"resource-read" with its client, token, value and base, or for a guarded

@@ -42,8 +42,10 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
       // No fault: client-0's plain put replaced client-1's key.
       {"naive-get-put-check-then-act-race-no-faults", {"mutex", "key-overwritten", "client-1", "", "put"}},
       // Both keys stood: the algorithm woke client-0 on a waiter's departure.
+      // client-0 (revision 20) rightly follows the crashed holder; client-2 (revision 23),
+      // woken by the expiry of a waiter's key (22), jumps the queue.
       {"prefix-watch-lock-predecessor-waiter-leaves",
-       {"mutex", "granted-while-key-held", "client-0", "", ""}},
+       {"mutex", "granted-while-key-held", "client-2", "", ""}},
       {"reentrant-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"rw-lock-reader-and-writer-inside-no-faults", {"mutex", "granted-while-key-held", "client-0", "", ""}},
       {"setnx-no-ttl-crashed-holder-blocks-forever", {"liveness", "key-without-lease", "client-1", "", ""}},
