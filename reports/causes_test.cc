@@ -174,6 +174,40 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
   CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms(3600));
 }
 
+TEST_CASE("when both grants had no key behind them, both are said") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  for (int c : {1, 4}) {
+    const std::string client = "client-" + std::to_string(c);
+    b.add(client, EventKind::invoke, "acquire", ms(1000 + c), {{"mode", "exclusive"}});
+    b.truth("etcd", "key-put", ms(1010 + c), {{"key", "/l/" + client}, {"revision", c + 1}, {"create_revision", c + 1},
+                                             {"lease", 10 + c}, {"value", client},
+                                             {"cause", request_cause(client, 1, "put", ms(1005 + c))}});
+  }
+  for (int c : {1, 4}) {
+    const nlohmann::json expiry = {{"lease", 10 + c}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3000)},
+                                   {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
+    b.truth("member-0", "lease-expired", ms(3000 + c), expiry);
+    nlohmann::json cause = expiry;
+    cause["kind"] = "lease-expiry";
+    b.truth("etcd", "key-delete", ms(3005 + c), {{"key", "/l/client-" + std::to_string(c)}, {"revision", 10 + c},
+                                                 {"lease_expired", true}, {"cause", cause}});
+  }
+  b.add("client-4", EventKind::ok, "acquire", ms(9000), {}, {{"key", "/l/client-4"}, {"key_revision", 5}, {"lease", 14}});
+  b.add("client-1", EventKind::ok, "acquire", ms(9001), {}, {{"key", "/l/client-1"}, {"key_revision", 2}, {"lease", 11}});
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
+  REQUIRE(x.size() == 1);
+  std::string text;
+  for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "client-4 was told it held the lock at 9.000 s although its own lock key /l/client-4 was already gone."));
+  CHECK(contains(text, "client-1's own lock key /l/client-1 (revision 2) was gone too when it was granted at 9.001 s: "
+                       "deleted at 3.006 s with its lease. Neither holder's key existed."));
+  CHECK(x[0].cause.value("later_key_gone", "") == "/l/client-1");
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},

@@ -222,7 +222,23 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   const KeyLifetime* key = facts.key_of(earlier.process, rev, earlier.start_ns);
   if (key != nullptr && key->end_ns <= earlier.start_ns) {
     // Gone before the earlier holder was even told it held the lock: that grant was wrong.
-    return wrong_grant(facts, earlier, *key, out);
+    nlohmann::json cause = wrong_grant(facts, earlier, *key, out);
+    // The later grant may be just as wrong: say so, so that neither holder looks rightful.
+    const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
+    const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
+    if (later_key != nullptr && later_key != key && later_key->end_ns <= grant_ns) {
+      out.say(later.process + "'s own lock key " + later_key->key + " (revision " +
+                  std::to_string(later_key->create_revision) + ") was gone too when it was granted at " +
+                  format_seconds(grant_ns) + ": deleted at " + format_seconds(later_key->end_ns) +
+                  (later_key->deleted_by_lease_expiry || later_key->deleted_by.kind == "lease-expiry"
+                       ? " with its lease"
+                       : later_key->deleted_by.kind == "request" ? " by " + request_words(later_key->deleted_by)
+                                                                 : std::string()) +
+                  ". Neither holder's key existed.",
+              TimeSpan{later_key->end_ns, grant_ns});
+      cause["later_key_gone"] = later_key->key;
+    }
+    return cause;
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
