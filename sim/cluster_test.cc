@@ -725,6 +725,43 @@ TEST_CASE("etcd 3.5.13: a deposed leader checks its leadership and revokes nothi
   REQUIRE(deposed_leader_revokes_live_lease(EtcdVersion::v3_5_13));
 }
 
+TEST_CASE("a keep-alive or time-to-live through a follower carries the follower's header") {
+  // etcd's lease server fills the header on the member called; a follower behind the leader
+  // answers with its own, older revision (the cluster-level test met it: a keep-alive a
+  // paused follower answered on resume named its own last revision).
+  Rig rig(3, 34);
+  const int leader = rig.cluster.leader();
+  const int follower = (leader + 1) % 3;
+  SimKvClient kv(rig.world, rig.cluster, rig.world.add_process("client-1"), SimClientOptions{follower, seconds(2)});
+  SimNode node(rig.world, rig.world.process_count() - 1, kv, rig.world.rng_for("client-1"));
+  ResponseHeader keep_alive_header, ttl_header;
+  bool done = false;
+  auto task = node.spawn(
+      [](SimNode* n, ResponseHeader* ka_h, ResponseHeader* ttl_h, bool* finished) -> Task<void> {
+        LeaseGrantRequest grant;
+        grant.ttl_seconds = 30;
+        auto g = co_await n->kv().lease_grant(grant);
+        REQUIRE(g.ok());
+        LeaseKeepAliveRequest ka;
+        ka.id = g.value().id;
+        auto k = co_await n->kv().lease_keep_alive(ka);
+        REQUIRE(k.ok());
+        *ka_h = k.value().header;
+        LeaseTimeToLiveRequest t;
+        t.id = g.value().id;
+        auto r = co_await n->kv().lease_time_to_live(t);
+        REQUIRE(r.ok());
+        *ttl_h = r.value().header;
+        *finished = true;
+      }(&node, &keep_alive_header, &ttl_header, &done),
+      "lease calls");
+  rig.world.run_until(rig.world.now() + seconds(2));
+  REQUIRE(done);
+  CHECK(keep_alive_header.member_id == rig.cluster.member(follower).member_id());
+  CHECK(ttl_header.member_id == rig.cluster.member(follower).member_id());
+  CHECK(keep_alive_header.member_id != rig.cluster.member(leader).member_id());
+}
+
 TEST_CASE("a keep-alive of an expired lease waits for its revoke, then hears the lease is gone") {
   EtcdConfig config;
   config.members = 1;

@@ -1011,6 +1011,12 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
     send_back_to_waiting(*p);  // asked a former leader: retried later
     return;
   }
+  // etcd's lease server fills the header of a keep-alive or time-to-live answer on the member
+  // the client called (its own revision and term), not the leader's that renewed the lease.
+  if (response.ok())
+    std::visit([this](auto& r) {
+      if constexpr (requires { r.header; }) r.header = header();
+    }, response.value());
   finish_request(call_id, std::move(response));
 }
 
