@@ -316,12 +316,22 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // Given up only if the lease was still being kept alive when the operation ended (its last
     // keep-alive before then was answered in time) and was never used after it (no keep-alive,
     // no key put under it): a session that lost its lease for other reasons is said below.
+    // Healthy: every keep-alive of the last TTL before then was answered within a keep-alive
+    // interval (a third of the TTL), or was sent so recently that it still could be. A
+    // session whose keep-alives were going unanswered gives its lease up by itself.
     bool kept_until_end = true, used_after = false;  // true also when none was due yet
     if (done != nullptr) {
+      const std::int64_t ttl_ns = (lease.ttl_seconds > 0 ? lease.ttl_seconds : 1) * 1'000'000'000;
+      const std::int64_t third_ns = ttl_ns / 3;
       for (const CallRecord* c : facts.calls_of(client, 0, to_ns, "lease_keep_alive")) {
         if (c->lease != lease.lease) continue;
-        if (c->sent_ns > done->true_ns) used_after = true;
-        else kept_until_end = c->outcome == "ok" && c->end_ns <= done->true_ns;
+        if (c->sent_ns > done->true_ns) {
+          used_after = true;
+        } else if (c->sent_ns >= done->true_ns - ttl_ns) {
+          const bool prompt = c->outcome == "ok" && c->end_ns - c->sent_ns <= third_ns;
+          const bool still_due = c->sent_ns > done->true_ns - third_ns && c->end_ns > done->true_ns;
+          if (!prompt && !still_due) kept_until_end = false;
+        }
       }
       for (const auto& e : facts.history().events)
         if (e.kind == EventKind::truth && e.op == "key-put" && e.true_ns > done->true_ns &&
@@ -354,10 +364,20 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       std::size_t first = all.size();  // the run of keep-alives unanswered when the last was sent
       while (first > 0 && (all[first - 1]->outcome != "ok" || all[first - 1]->end_ns > last_sent->sent_ns))
         --first;
-      if (all.size() - first >= 2) {
+      // The rule explains the stop only if a whole TTL without an answer had passed by the
+      // session's next check (as far after the last send as the sends before it were apart);
+      // a session closed sooner (by a release) stopped for that, and is not said to give up.
+      const std::int64_t ttl_ns = (lease.ttl_seconds > 0 ? lease.ttl_seconds : 1) * 1'000'000'000;
+      std::int64_t last_answer_ns = lease.granted_ns >= 0 ? lease.granted_ns : lease.first_seen_ns;
+      if (first > 0 && all[first - 1]->outcome == "ok")
+        last_answer_ns = std::max(last_answer_ns, all[first - 1]->end_ns);
+      const std::int64_t spacing_ns =
+          all.size() >= 2 ? last_sent->sent_ns - all[all.size() - 2]->sent_ns : ttl_ns / 3;
+      const bool ttl_passed = last_sent->sent_ns + spacing_ns + 50'000'000 >= last_answer_ns + ttl_ns;
+      if (all.size() - first >= 2 && ttl_passed) {
         const std::int64_t run_from = all[first]->sent_ns, run_to = last_sent->sent_ns;
-        std::string k = client + "'s keep-alives for it had stopped after " + format_seconds(run_to) +
-                        " (call " + std::to_string(last_sent->call) + "): none of the " +
+        std::string k = client + "'s keep-alives for it had stopped: the last was sent at " + format_seconds(run_to) +
+                        " (call " + std::to_string(last_sent->call) + "), and none of the " +
                         std::to_string(all.size() - first) + " it sent from " + format_seconds(run_from) +
                         " had been answered by then, and a client gives its lease up when a whole TTL passes "
                         "without an answer";

@@ -139,14 +139,16 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
                                               {"cause", request_cause("client-2", 1, "lease_grant", ms(1000))}});
   b.fault("crash", "start", ms(1500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
   b.truth("member-2", "leader-stepped-down", ms(2500), {{"member", 2}, {"term", 1}});
-  // Each keep-alive reaches its deadline after 1 s, unanswered.
-  b.add("client-2", EventKind::trace, "kv-send", ms(2600), {{"call", 10}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
-  b.add("client-2", EventKind::trace, "kv-send", ms(3100), {{"call", 11}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
-  b.add("client-2", EventKind::trace, "kv-send", ms(3600), {{"call", 12}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(3600), {{"call", 10}, {"outcome", "deadline"}});
-  b.add("client-2", EventKind::fail, "acquire", ms(3700), {}, {{"error", "timeout"}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(4100), {{"call", 11}, {"outcome", "deadline"}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(4600), {{"call", 12}, {"outcome", "deadline"}});
+  // A keep-alive every 500 ms from 2.6 s, each reaching its deadline after 1 s, unanswered,
+  // until a whole TTL (5 s) has passed since the grant: the session gives the lease up.
+  for (int i = 0; i < 7; ++i) {
+    b.add("client-2", EventKind::trace, "kv-send", ms(2600 + 500 * i),
+          {{"call", 10 + i}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
+    if (i >= 2) b.add("client-2", EventKind::trace, "kv-end", ms(2600 + 500 * i), {{"call", 8 + i}, {"outcome", "deadline"}});
+    if (i == 2) b.add("client-2", EventKind::fail, "acquire", ms(3700), {}, {{"error", "timeout"}});
+  }
+  b.add("client-2", EventKind::trace, "kv-end", ms(6100), {{"call", 15}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::trace, "kv-end", ms(6450), {{"call", 16}, {"outcome", "deadline"}});
   b.add("client-2", EventKind::invoke, "acquire", ms(3800), {{"mode", "exclusive"}});
   b.fault("crash", "end", ms(6500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
   b.truth("member-0", "leader-elected", ms(7000), {{"member", 0}, {"term", 2}});
@@ -167,11 +169,11 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
   INFO(text);
   CHECK_FALSE(contains(text, "had given up the acquire"));
   CHECK(cause.find("gave_up") == cause.end());
-  CHECK(contains(text, "client-2's keep-alives for it had stopped after 3.600 s (call 12): none of the 3 it sent "
+  CHECK(contains(text, "client-2's keep-alives for it had stopped: the last was sent at 5.600 s (call 16), and none of the 7 it sent "
                        "from 2.600 s had been answered by then, and a client gives its lease up when a whole TTL "
                        "passes without an answer; meanwhile member-0 and member-1 crashed from 1.500 s to 6.500 s"));
-  CHECK(contains(text, "no member led the cluster from 2.600 s to 3.600 s"));
-  CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms(3600));
+  CHECK(contains(text, "no member led the cluster from 2.600 s to 5.600 s"));
+  CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms(5600));
 }
 
 TEST_CASE("when both grants had no key behind them, both are said") {

@@ -231,15 +231,20 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         if (e.process == client && e.kind == EventKind::fail && e.op == "acquire" &&
             e.result.value("error", std::string()) == "lease-not-found")
           ++refused;
-      out.say(client + "'s acquires from " + format_seconds(first_refused_ns) + " (" +
-                  std::to_string(refused) + ") failed with lease-not-found: its lease " +
+      out.say(std::to_string(refused) + " of " + client + "'s acquires failed with lease-not-found, the first "
+                  "ending at " + format_seconds(first_refused_ns) + ": its lease " +
                   lease_hex(used->lease) + ", granted at " + format_seconds(used->granted_ns) +
-                  ", had expired at " + format_seconds(*used->expired_ns) + " (its revoke by " +
-                  used->expired_by + "'s lessor committed)" +
+                  ", had expired at " + format_seconds(*used->expired_ns) + " (" + used->expired_by +
+                  "'s lessor revoked it)" +
                   (granted_again ? "" : ", and it took no new lease") + ".",
               TimeSpan{*used->expired_ns, first_refused_ns});
-      if (cause.value("class", "") == "stalled")
+      if (cause.value("class", "") == "stalled") {
         cause = {{"class", "lease-gone"}, {"process", client}, {"lease", used->lease}};
+        // Why the first such lease expired: its renewals, and what stopped them.
+        Story why;
+        cause["expiry"] = explain_lease_expiry(facts, *used, client, why);
+        for (std::size_t i = 1; i < why.sentences.size(); ++i) out.say(why.sentences[i], why.spans[i]);
+      }
     }
   }
   out.cause = std::move(cause);

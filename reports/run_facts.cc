@@ -27,7 +27,9 @@ RunFacts::RunFacts(const History& history)
         c.member = e.args.value("member", "");
         c.lease = e.args.value("lease", std::int64_t{0});
         c.sent_ns = e.true_ns;
-        if (auto op = open.find(e.process); op != open.end())
+        // A keep-alive belongs to the session that runs in the background, whatever
+        // operation happens to be open when it is sent.
+        if (auto op = open.find(e.process); op != open.end() && c.request != "lease_keep_alive")
           c.invoke = static_cast<std::int64_t>(op->second);
         open_calls[{e.process, call}] = calls_.size();
         calls_.push_back(std::move(c));

@@ -30,7 +30,8 @@ struct CallRecord {
   std::string outcome;              // "ok", "error", "deadline", "connection-lost", "" (open)
   std::string error;
   std::int64_t invoke = -1;         // the client's operation open when it was sent (its invoke
-                                    // event), or -1: sent between operations
+                                    // event), or -1: sent between operations, or a keep-alive
+                                    // (the session's own, not the operation's)
 };
 
 class RunFacts {
