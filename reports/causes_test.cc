@@ -210,6 +210,32 @@ TEST_CASE("when both grants had no key behind them, both are said") {
   CHECK(x[0].cause.value("later_key_gone", "") == "/l/client-1");
 }
 
+TEST_CASE("a pause of the holder that stopped no keep-alive but kept it holding is still named") {
+  // The story of the paused holder, with one more pause of client-0 (1.150 s to 1.200 s),
+  // over before its first keep-alive was due: not why the lease expired, but time it held.
+  const History base = reports_test::paused_holder_history();
+  HistoryBuilder b;
+  bool added = false;
+  for (const auto& e : base.events) {
+    if (!added && e.true_ns > ms(1150)) {
+      b.fault("pause", "start", ms(1150), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
+      b.fault("pause", "end", ms(1200), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
+      added = true;
+    }
+    b.add(e.process, e.kind, e.op, e.true_ns, e.args, e.result);
+  }
+  b.history.header = base.header;
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
+  REQUIRE(x.size() == 1);
+  std::string text;
+  for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "In that time client-0 was paused from 1.500 s to 4.200 s."));
+  CHECK(contains(text, "While it held the lock, client-0 was paused from 1.150 s to 1.200 s."));
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},

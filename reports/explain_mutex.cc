@@ -80,12 +80,19 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
     const HistoryEvent* done = facts.completion_of(e.index);
     const std::int64_t end_ns = done != nullptr ? done->true_ns : facts.end_ns();
     if (end_ns - e.true_ns < 100'000'000) continue;
+    // A pause or crash of the resource, or a fault on the links between this client and it.
     bool named = false;
-    for (const FaultBand* f : facts.faults_hitting(earlier.process, e.true_ns, end_ns))
-      if (f->hits("resource") && f->kind != "duplicate" && f->kind != "reorder") {
-        if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
-        named = true;
-      }
+    for (const auto& band : facts.faults()) {
+      const FaultBand* f = &band;
+      const std::int64_t f_end = f->open_end ? facts.end_ns() : f->end_ns;
+      if (f->start_ns > end_ns || f_end < e.true_ns || f->kind == "duplicate" || f->kind == "reorder") continue;
+      const bool link = f->args.contains("from") || f->args.contains("to");
+      const bool hits = link ? f->on_link(earlier.process, "resource") || f->on_link("resource", earlier.process)
+                             : f->hits("resource");
+      if (!hits) continue;
+      if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
+      named = true;
+    }
     // A call that ended without an answer was not slowed but lost: say how it ended.
     const bool answered = done != nullptr && done->kind == EventKind::ok;
     if (named)
@@ -341,7 +348,22 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
               revision_note(earlier) + ".",
           TimeSpan{later.start_ns, later.start_ns});
   out.cause = explain_cause(facts, earlier, later, out);
-  if (out.cause.value("class", "") == "lease-expired") slowed_critical_section(facts, earlier, later, out);
+  if (out.cause.value("class", "") == "lease-expired") {
+    slowed_critical_section(facts, earlier, later, out);
+    // The holder's own pauses and crashes while it held the lock that the lease's story left
+    // out (over before a keep-alive was due, they stopped none, but kept it in its critical
+    // section: one ending just before another made the whole stop longer than the TTL).
+    std::vector<const FaultBand*> also;
+    const nlohmann::json named = out.cause.value("faults", nlohmann::json::array());
+    for (const FaultBand* f : facts.faults_hitting(earlier.process, earlier.start_ns, later.start_ns))
+      if ((f->kind == "pause" || f->kind == "crash") &&
+          std::find(named.begin(), named.end(), nlohmann::json(f->start_event)) == named.end())
+        also.push_back(f);
+    if (!also.empty()) {
+      out.say("While it held the lock, " + fault_clauses(also) + ".", TimeSpan{earlier.start_ns, later.start_ns});
+      for (const FaultBand* f : also) out.cause["faults"].push_back(f->start_event);
+    }
+  }
   if (facts.faults().empty() && !facts.truth().keys.empty())
     out.say("No fault was injected in this run: the requests' ordinary interleaving was enough.");
   out.end_chain();

@@ -141,7 +141,7 @@ TEST_CASE("a lost update is explained with the duplicated write and who held the
                        "acknowledged to client-1."));
   CHECK(contains(text, "Then the resource applied client-1's write of 1 computed from 0 (token 4) at 0.030 s as update 3"));
   CHECK(contains(text, "At 0.030 s client-1 believed it held the lock; etcd held one lock key, owned by client-1 (k, revision 4)."));
-  CHECK(contains(text, "Then messages between client-1 and resource were duplicated from 0.013 s to 0.113 s."));
+  CHECK(contains(text, "Then messages between client-1 and the resource were duplicated from 0.013 s to 0.113 s."));
 }
 
 TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
@@ -299,7 +299,7 @@ TEST_CASE("a holder kept in its critical section by a slow link to the resource:
   CHECK(x[0].cause.value("class", "") == "lease-expired");
   CHECK(x[0].cause["slowed_by"] == nlohmann::json::array({delay_event}));
   CHECK(contains(text, "While it held the lock, client-0's calls to the resource were held up (its write at 1.200 s "
-                       "took 2.510 s): messages from client-0 to resource were delayed by 2.500 s from 1.100 s to 2.000 s."));
+                       "took 2.510 s): messages from client-0 to the resource were delayed by 2.500 s from 1.100 s to 2.000 s."));
 }
 
 TEST_CASE("a lessor revoke that never committed is not an expiry") {
@@ -361,7 +361,7 @@ TEST_CASE("a write delayed on its way to the resource is named as the cause of t
   const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
   INFO(text);
   CHECK(contains(text, "client-0 sent its write at 1.000 s and it reached the resource at 9.001 s, 8.001 s later: "
-                       "messages between client-0 and resource were delayed by 8.000 s from 1.001 s to 2.501 s."));
+                       "messages between client-0 and the resource were delayed by 8.000 s from 1.001 s to 2.501 s."));
   CHECK(x[0].cause["transit"].value("client", "") == "client-0");
   CHECK(x[0].cause["transit"]["faults"] == nlohmann::json::array({1}));
 }

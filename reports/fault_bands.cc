@@ -105,9 +105,16 @@ std::string clock_rate_words(std::int64_t rate_ppm) {
 
 std::string describe_fault(const FaultBand& band) {
   const nlohmann::json& a = band.args;
-  const std::string targets = join_words(names_in(a, "targets"));
-  const std::string from = join_words(names_in(a, "from"));
-  const std::string to = join_words(names_in(a, "to"));
+  // "the resource", as a sentence names it; processes by their own names.
+  const auto words = [&a](const char* field) {
+    std::vector<std::string> names = names_in(a, field);
+    for (auto& n : names)
+      if (n == "resource") n = "the resource";
+    return join_words(names);
+  };
+  const std::string targets = words("targets");
+  const std::string from = words("from");
+  const std::string to = words("to");
   const bool symmetric = a.value("symmetric", true);
   // "between A and B, C and D" would read as two pairs: a side of several is "each of".
   const auto side = [&](const char* field, const std::string& words) {
