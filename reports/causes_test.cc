@@ -5,6 +5,7 @@
 #include "checker/mutex_checker.h"
 #include "reports/causes.h"
 #include "reports/explain.h"
+#include "reports/explain_parts.h"
 #include "reports/fault_bands.h"
 #include "reports/report_test_support.h"
 #include "reports/run_facts.h"
@@ -234,6 +235,30 @@ TEST_CASE("a pause of the holder that stopped no keep-alive but kept it holding 
   INFO(text);
   CHECK(contains(text, "In that time client-0 was paused from 1.500 s to 4.200 s."));
   CHECK(contains(text, "While it held the lock, client-0 was paused from 1.150 s to 1.200 s."));
+}
+
+TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up that failed") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.truth("member-0", "leader-stepped-down", ms(1500), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms(7000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("member-1", "leader-elected", ms(9000), {{"member", 1}, {"term", 2}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "during client-0's acquire invoked at 1.000 s, which ended fail (deadline-exceeded) at 7.000 s: "
+                       "no release of client-0's would delete it, and the acquire's clean-up failed: its delete_range "
+                       "(call 2) to member-0 reached its deadline at 7.000 s (no member led the cluster from 1.500 s "
+                       "to 7.000 s); it had no lease, so nothing would ever delete it."));
 }
 
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {

@@ -111,7 +111,23 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                             : "ended " + std::string(event_kind_name(done->kind)) + " (" +
                                   done->result.value("error", std::string("?")) + ") at " +
                                   format_seconds(done->true_ns)) +
-           ": " + by.client + " never knew it held the lock";
+           ": no release of " + by.client + "'s would delete it";
+      // The acquire's own clean-up of its key (a delete, a revoke of its lease) that failed.
+      std::vector<std::string> cleanup;
+      for (const CallRecord* c : facts.calls_of(by.client, k.start_ns, facts.end_ns()))
+        if (c->invoke == failed_acquire->index && (c->request == "delete_range" || c->request == "lease_revoke") &&
+            c->outcome != "ok")
+          cleanup.push_back("its " + c->request + " (call " + std::to_string(c->call) + ") to " + c->member +
+                            (c->outcome.empty() ? std::string(" was never answered")
+                             : c->outcome == "deadline" ? " reached its deadline at " + format_seconds(c->end_ns)
+                                                        : " ended " + c->outcome + " at " + format_seconds(c->end_ns)));
+      if (!cleanup.empty()) {
+        s += ", and the acquire's clean-up failed: " + join_words(cleanup);
+        std::vector<std::string> gaps;
+        for (const auto& [a, b] : facts.leaderless(k.start_ns, done ? done->true_ns : facts.end_ns(), 100'000'000))
+          gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+        if (!gaps.empty()) s += " (no member led the cluster " + join_words(gaps) + ")";
+      }
     }
     // Who kept its lease alive meanwhile.
     if (k.lease != 0) {
