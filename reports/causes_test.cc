@@ -261,6 +261,36 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
                        "to 7.000 s); it had no lease, so nothing would ever delete it."));
 }
 
+TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms(990), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms(1000), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(995))}});
+  b.add("client-0", EventKind::ok, "acquire", ms(1010), {}, {{"key", "/l/a"}, {"key_revision", 5}, {"lease", 9}});
+  b.add("client-0", EventKind::invoke, "release", ms(2000));
+  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 3}, {"request", "delete_range"}, {"member", "member-1"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 3}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::info, "release", ms(7000), {}, {{"error", "timeout"}});
+  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(20000)},
+                                 {"renewed_ns", ms(10000)}, {"renewed_by", "keep-alive"}};
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("member-1", "lease-expired", ms(20000), expiry);
+  b.truth("etcd", "key-delete", ms(20001), {{"key", "/l/a"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
+  const reports::RunFacts facts(b.history);
+  const nlohmann::json check = {{"summary", "client-1 waited"},
+                                {"witness", {{"process", "client-1"}, {"idle_from_ns", ms(10000)}}}};
+  const reports::Story story = reports::explain_liveness(facts, check);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "The lock key /l/a (revision 5) created at 1.000 s for client-0 stood when client-1's wait began "
+                       "at 10.000 s, until it was deleted at 20.001 s with its lease; client-0 released the lock at "
+                       "2.000 s (indeterminate: timeout), and the key stayed"));
+  CHECK(story.cause.value("class", "") == "release-lost");
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},

@@ -66,15 +66,37 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                     format_seconds(h.start_ns) + ").");
   // What kept the lock taken: a key still there at the end, and who made it.
   nlohmann::json cause = {{"class", "stalled"}};
-  for (const auto& k : facts.truth().keys) {
-    if (k.end_ns != kStillOpen || !facts.is_lock_key(k)) continue;
+  // The keys that held the lock up: those still there at the end, and those there when the
+  // witness's waiter found nobody holding the lock (a missed wake-up), gone before the end.
+  const nlohmann::json witness = check.value("witness", nlohmann::json::object());
+  const std::int64_t idle_from_ns = int_of(witness, "idle_from_ns", -1);
+  const std::string waiter = witness.value("process", std::string());
+  std::vector<const KeyLifetime*> blocking;
+  for (const auto& k : facts.truth().keys)
+    if (k.end_ns == kStillOpen && facts.is_lock_key(k)) blocking.push_back(&k);
+  if (idle_from_ns >= 0)
+    for (const KeyLifetime* k : facts.keys_at(idle_from_ns))
+      if (k->end_ns != kStillOpen) blocking.push_back(k);
+  for (const KeyLifetime* key : blocking) {
+    const KeyLifetime& k = *key;
+    const bool at_end = k.end_ns == kStillOpen;
+    const std::int64_t until_ns = at_end ? facts.end_ns() : k.end_ns;
     std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
                     ") created at " + format_seconds(k.start_ns) +
-                    (k.owner.empty() ? "" : " for " + k.owner) + " still existed when the history ended";
+                    (k.owner.empty() ? "" : " for " + (k.owner == waiter ? k.owner + " itself" : k.owner));
+    if (at_end) {
+      s += " still existed when the history ended";
+    } else {
+      s += " stood when " + waiter + "'s wait began at " + format_seconds(idle_from_ns) + ", until it was deleted at " +
+           format_seconds(k.end_ns) +
+           (k.deleted_by_lease_expiry || k.deleted_by.kind == "lease-expiry" ? " with its lease"
+            : k.deleted_by.kind == "request"                                 ? " by " + request_words(k.deleted_by)
+                                                                             : std::string());
+    }
     const ChangeCause& by = k.created_by;
     bool crashed = false;
     if (!k.owner.empty())
-      for (const FaultBand* f : facts.faults_hitting(k.owner, k.start_ns, facts.end_ns()))
+      for (const FaultBand* f : facts.faults_hitting(k.owner, k.start_ns, until_ns))
         if (f->kind == "crash") {
           s += "; " + k.owner + " had crashed at " + format_seconds(f->start_ns);
           crashed = true;
@@ -133,7 +155,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     if (k.lease != 0) {
       std::size_t renewed = 0;
       std::string renewer;
-      for (const auto& c : facts.calls_of(by.client.empty() ? k.owner : by.client, k.start_ns, facts.end_ns(),
+      for (const auto& c : facts.calls_of(by.client.empty() ? k.owner : by.client, k.start_ns, until_ns,
                                           "lease_keep_alive"))
         if (c->lease == k.lease && c->outcome == "ok") {
           ++renewed;
@@ -146,6 +168,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     // The owner's release that should have deleted it.
     const HistoryEvent* lost_release = nullptr;
     for (const auto& e : facts.history().events) {
+      if (e.true_ns > until_ns) break;
       if (e.true_ns < k.start_ns || e.process != k.owner || e.kind != EventKind::invoke) continue;
       if (e.op == "release") {
         const HistoryEvent* done = facts.completion_of(e.index);
@@ -192,15 +215,15 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
-    if (k.lease == 0) {
+    if (k.lease == 0 && at_end) {
       s += "; it had no lease, so nothing would ever delete it";
-    } else if (const LeaseLifetime* l = facts.truth().find_lease(k.lease); l != nullptr && !l->expired_ns) {
+    } else if (const LeaseLifetime* l = facts.truth().find_lease(k.lease); at_end && l != nullptr && !l->expired_ns) {
       // Not stuck for ever: the key goes when its lease runs out, unless something renews it.
       s += "; its lease " + lease_hex(k.lease) +
            (l->ttl_seconds > 0 ? " (TTL " + std::to_string(l->ttl_seconds) + " s)" : std::string()) +
            " had not expired when the history ended, and the key would stay until it did";
     }
-    out.say(s + ".", TimeSpan{k.start_ns, facts.end_ns()});
+    out.say(s + ".", TimeSpan{k.start_ns, until_ns});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
     if (unanswered || failed_acquire != nullptr) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
@@ -213,7 +236,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       cause = {{"class", "key-left"}, {"key", k.key}, {"process", k.owner}};
     }
   }
-  if (cause.value("class", "") == "stalled" && healed_ns >= 0) {
+  if (healed_ns >= 0) {
     // Acquires refused for a lease that is gone: say whose lease expired, and when.
     std::vector<std::string> gone;
     for (const auto& e : facts.history().events) {
