@@ -291,6 +291,31 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
   CHECK(story.cause.value("class", "") == "release-lost");
 }
 
+TEST_CASE("liveness after a heal: only the keys that outlived the first acquire after it are named") {
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
+  b.truth("etcd", "key-put", ms(1000), {{"key", "/l/old"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(995))}});
+  b.truth("etcd", "key-put", ms(4000), {{"key", "/l/waiter"}, {"revision", 6}, {"create_revision", 6}, {"lease", 8},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms(3995))}});
+  b.add("client-2", EventKind::invoke, "acquire", ms(5000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-delete", ms(6000), {{"key", "/l/waiter"}, {"revision", 7},
+                                           {"cause", request_cause("client-1", 2, "delete_range", ms(5990))}});
+  b.add("client-2", EventKind::fail, "acquire", ms(15000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("etcd", "key-delete", ms(30000), {{"key", "/l/old"}, {"revision", 8},
+                                            {"cause", request_cause("client-0", 5, "delete_range", ms(29990))}});
+  const reports::RunFacts facts(b.history);
+  const nlohmann::json check = {{"summary", "none of the acquires succeeded"},
+                                {"figures", {{"healed_at_ns", ms(4500)}}}};
+  const reports::Story story = reports::explain_liveness(facts, check);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "The lock key /l/old (revision 5) created at 1.000 s stood when the last fault healed at 4.500 s, "
+                       "until it was deleted at 30.000 s by a delete_range that client-0 sent"));
+  CHECK_FALSE(contains(text, "/l/waiter"));
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},

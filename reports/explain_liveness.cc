@@ -74,9 +74,23 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   std::vector<const KeyLifetime*> blocking;
   for (const auto& k : facts.truth().keys)
     if (k.end_ns == kStillOpen && facts.is_lock_key(k)) blocking.push_back(&k);
-  if (idle_from_ns >= 0)
-    for (const KeyLifetime* k : facts.keys_at(idle_from_ns))
-      if (k->end_ns != kStillOpen) blocking.push_back(k);
+  // With no waiter's wait in the witness (no acquire after healing succeeded), the keys that
+  // stood when the last fault healed.
+  const std::int64_t blocked_at_ns = idle_from_ns >= 0 ? idle_from_ns : healed_ns;
+  const std::string blocked_when = idle_from_ns >= 0 ? waiter + "'s wait began" : "the last fault healed";
+  // After a heal, only keys that outlived the first acquire tried after it held it up (a
+  // waiter's own key, gone with its clean-up, did not).
+  std::int64_t outlived_ns = blocked_at_ns;
+  if (idle_from_ns < 0 && healed_ns >= 0) {
+    outlived_ns = facts.end_ns();
+    for (const auto& e : facts.history().events)
+      if (e.true_ns >= healed_ns && e.kind == EventKind::invoke && e.op == "acquire")
+        if (const HistoryEvent* done = facts.completion_of(e.index); done != nullptr)
+          outlived_ns = std::min(outlived_ns, done->true_ns);
+  }
+  if (blocked_at_ns >= 0)
+    for (const KeyLifetime* k : facts.keys_at(blocked_at_ns))
+      if (k->end_ns != kStillOpen && k->end_ns > outlived_ns) blocking.push_back(k);
   for (const KeyLifetime* key : blocking) {
     const KeyLifetime& k = *key;
     const bool at_end = k.end_ns == kStillOpen;
@@ -87,7 +101,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     if (at_end) {
       s += " still existed when the history ended";
     } else {
-      s += " stood when " + waiter + "'s wait began at " + format_seconds(idle_from_ns) + ", until it was deleted at " +
+      s += " stood when " + blocked_when + " at " + format_seconds(blocked_at_ns) + ", until it was deleted at " +
            format_seconds(k.end_ns) +
            (k.deleted_by_lease_expiry || k.deleted_by.kind == "lease-expiry" ? " with its lease"
             : k.deleted_by.kind == "request"                                 ? " by " + request_words(k.deleted_by)
@@ -135,14 +149,30 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                                   format_seconds(done->true_ns)) +
            ": no release of " + by.client + "'s would delete it";
       // The acquire's own clean-up of its key (a delete, a revoke of its lease) that failed.
-      std::vector<std::string> cleanup;
+      std::vector<const CallRecord*> failed;
       for (const CallRecord* c : facts.calls_of(by.client, k.start_ns, facts.end_ns()))
         if (c->invoke == failed_acquire->index && (c->request == "delete_range" || c->request == "lease_revoke") &&
             c->outcome != "ok")
+          failed.push_back(c);
+      std::vector<std::string> cleanup;
+      if (failed.size() <= 2) {
+        for (const CallRecord* c : failed)
           cleanup.push_back("its " + c->request + " (call " + std::to_string(c->call) + ") to " + c->member +
                             (c->outcome.empty() ? std::string(" was never answered")
                              : c->outcome == "deadline" ? " reached its deadline at " + format_seconds(c->end_ns)
                                                         : " ended " + c->outcome + " at " + format_seconds(c->end_ns)));
+      } else {
+        // Retries: said as one, with the members they went to.
+        std::vector<std::string> members;
+        for (const CallRecord* c : failed)
+          if (std::find(members.begin(), members.end(), c->member) == members.end()) members.push_back(c->member);
+        bool deletes = false, revokes = false;
+        for (const CallRecord* c : failed) (c->request == "delete_range" ? deletes : revokes) = true;
+        cleanup.push_back(std::to_string(failed.size()) + " tries (" +
+                          (deletes && revokes ? "deletes and revokes" : deletes ? "deletes" : "revokes") +
+                          ") sent from " + format_seconds(failed.front()->sent_ns) + " to " +
+                          format_seconds(failed.back()->sent_ns) + " to " + join_words(members) + ", none succeeding");
+      }
       if (!cleanup.empty()) {
         s += ", and the acquire's clean-up failed: " + join_words(cleanup);
         std::vector<std::string> gaps;
@@ -163,7 +193,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         }
       if (renewed > 0)
         s += "; " + renewer + " kept the key's lease alive (" + std::to_string(renewed) +
-             " keep-alives answered after it)";
+             (renewed == 1 ? " keep-alive" : " keep-alives") + " answered after the key was created)";
     }
     // The owner's release that should have deleted it.
     const HistoryEvent* lost_release = nullptr;
