@@ -598,6 +598,20 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
                               "'s link to it or on the links between members in that time"
                         : ": " + fault_clauses(held, 4);
+      // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
+      // at its next retransmission, whose timeout doubles while the link stays cut.
+      std::int64_t last_cut_end_ns = -1;
+      for (const FaultBand* f : held)
+        if (f->kind == "partition" && !f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
+      bool cut_still_open = false;
+      for (const FaultBand* f : held)
+        cut_still_open = cut_still_open || (f->kind == "partition" && (f->open_end || f->end_ns >= key.end_ns));
+      std::string after_heal;
+      if (last_cut_end_ns >= 0 && !cut_still_open && key.end_ns - last_cut_end_ns >= 500'000'000 &&
+          facts.leaderless(last_cut_end_ns, key.end_ns, 100'000'000).empty())
+        after_heal = "; it got through " + format_duration(key.end_ns - last_cut_end_ns) +
+                     " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
+                     "while a link stays cut";
       // A fault on the leader of the moment, not the member called: say why it mattered.
       for (const auto& t : facts.truth().leaders) {
         if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
@@ -605,6 +619,7 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
           h += " (" + t.member + " led the cluster when it was sent: " + by.member +
                " passed the request on to it)";
       }
+      h += after_heal;
       std::vector<std::string> gaps;
       for (const auto& [a, b] : facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000))
         gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));

@@ -316,6 +316,27 @@ TEST_CASE("liveness after a heal: only the keys that outlived the first acquire 
   CHECK_FALSE(contains(text, "/l/waiter"));
 }
 
+TEST_CASE("a request held by a cut that got through well after the heal names TCP's retransmission") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.truth("etcd", "key-put", ms(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(495))}});
+  const nlohmann::json cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
+                              {"duration_ms", 2000}, {"start_ms", 1000}};
+  b.fault("partition", "start", ms(1000), cut);
+  b.fault("partition", "end", ms(3000), cut);
+  b.truth("etcd", "key-delete", ms(5000), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms(1500))}});
+  const reports::RunFacts facts(b.history);
+  REQUIRE(facts.truth().keys.size() == 1);
+  reports::Story story;
+  reports::explain_key_loss(facts, facts.truth().keys[0], "client-0", story);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "; it got through 2.000 s after the last of those cuts healed, at TCP's next retransmission"));
+}
+
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},
