@@ -338,9 +338,9 @@ std::map<Revision, std::string> revision_names(const ClusterRun& run) {
 // goroutine of its own, so their revokes commit in either order. Unclaimed writes that only
 // delete, each within 100 ms of the one before, are one batch, named by all their events and
 // numbered by position ("lease expiries {delete a; delete b} #2 of 2").
-std::map<Revision, std::string> comparable_names(const ClusterProgram& program, const ClusterRun& run) {
+// `claimed`: the run's claims (claims()).
+std::map<Revision, std::string> comparable_names(const ClusterRun& run, const std::map<Revision, std::size_t>& claimed) {
   std::map<Revision, std::string> names = revision_names(run);
-  const auto claimed = claims(program, run);
   std::vector<std::vector<const CommittedWrite*>> batches;
   const CommittedWrite* previous = nullptr;
   for (const auto& w : run.writes) {
@@ -421,7 +421,7 @@ struct Window {
 
 std::vector<UnclaimedWrite> unclaimed_writes(const ClusterProgram& program, const ClusterRun& run) {
   const auto claimed = claims(program, run);
-  const auto names = comparable_names(program, run);
+  const auto names = comparable_names(run, claimed);
   std::vector<UnclaimedWrite> out;
   for (const auto& w : run.writes)
     if (!claimed.contains(w.revision)) out.push_back({names.at(w.revision), w.seen_at, w.revision});
@@ -577,8 +577,8 @@ bool held_request_race_possible(const ClusterProgram& program, const ClusterRun&
 std::vector<ClusterDifference> compare_runs(const ClusterProgram& program, const ClusterRun& sim,
                                             const ClusterRun& real) {
   std::vector<ClusterDifference> out;
-  const auto sim_names = comparable_names(program, sim);
-  const auto real_names = comparable_names(program, real);
+  const auto sim_names = comparable_names(sim, claims(program, sim));
+  const auto real_names = comparable_names(real, claims(program, real));
   const auto sim_unclaimed = unclaimed_writes(program, sim);
   const auto real_unclaimed = unclaimed_writes(program, real);
 

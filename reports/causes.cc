@@ -306,6 +306,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   }
 
+  const std::int64_t ttl_ns = (lease.ttl_seconds > 0 ? lease.ttl_seconds : 1) * 1'000'000'000;
   // Keep-alives stop with the operation that took the lease: one the client gave up (an
   // acquire that lost its member) leaves its lease to expire, and the fault behind that is
   // earlier than the window below looks.
@@ -313,17 +314,15 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   if (const CallRecord* grant = grant_call(facts, lease.lease, client); grant != nullptr) {
     const HistoryEvent* op = facts.event(grant->invoke);
     const HistoryEvent* done = op != nullptr ? facts.completion_of(op->index) : nullptr;
-    // Given up only if the lease was still being kept alive when the operation ended (its last
-    // keep-alive before then was answered in time) and was never used after it (no keep-alive,
-    // no key put under it): a session that lost its lease for other reasons is said below.
-    // Healthy: every keep-alive of the last TTL before then was answered within a keep-alive
-    // interval (a third of the TTL), or was sent so recently that it still could be. A
-    // session whose keep-alives were going unanswered gives its lease up by itself.
+    // Given up only if the lease was healthy when the operation ended (every keep-alive of
+    // the last TTL before then answered within a keep-alive interval, a third of the TTL, or
+    // sent so recently that it still could be) and never used after it (no keep-alive, no key
+    // put under it): a session whose keep-alives went unanswered gives its lease up by itself,
+    // which is said below.
     bool kept_until_end = true, used_after = false;  // true also when none was due yet
     if (done != nullptr) {
-      const std::int64_t ttl_ns = (lease.ttl_seconds > 0 ? lease.ttl_seconds : 1) * 1'000'000'000;
       const std::int64_t third_ns = ttl_ns / 3;
-      for (const CallRecord* c : facts.calls_of(client, 0, to_ns, "lease_keep_alive")) {
+      for (const CallRecord* c : keep_alives) {
         if (c->lease != lease.lease) continue;
         if (c->sent_ns > done->true_ns) {
           used_after = true;
@@ -357,7 +356,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   std::vector<const FaultBand*> stopped_faults;
   if (cause.find("gave_up") == cause.end() && mine.empty()) {
     std::vector<const CallRecord*> all;
-    for (const CallRecord* c : facts.calls_of(client, 0, to_ns, "lease_keep_alive"))
+    for (const CallRecord* c : keep_alives)
       if (c->lease == lease.lease) all.push_back(c);
     if (!all.empty() && all.back()->sent_ns < from_ns) {
       const CallRecord* last_sent = all.back();
@@ -367,7 +366,6 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       // The rule explains the stop only if a whole TTL without an answer had passed by the
       // session's next check (as far after the last send as the sends before it were apart);
       // a session closed sooner (by a release) stopped for that, and is not said to give up.
-      const std::int64_t ttl_ns = (lease.ttl_seconds > 0 ? lease.ttl_seconds : 1) * 1'000'000'000;
       std::int64_t last_answer_ns = lease.granted_ns >= 0 ? lease.granted_ns : lease.first_seen_ns;
       if (first > 0 && all[first - 1]->outcome == "ok")
         last_answer_ns = std::max(last_answer_ns, all[first - 1]->end_ns);
@@ -388,10 +386,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
             stopped_faults.push_back(&f);
         }
         if (!stopped_faults.empty()) k += "; meanwhile " + fault_clauses(stopped_faults, 4);
-        std::vector<std::string> gaps;
-        for (const auto& [a, b] : facts.leaderless(run_from, run_to, 100'000'000))
-          gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-        if (!gaps.empty()) k += "; no member led the cluster " + join_words(gaps);
+        if (const std::string gaps = leaderless_words(facts, run_from, run_to, 100'000'000); !gaps.empty())
+          k += "; " + gaps;
         story.say(k + ".", TimeSpan{run_from, run_to});
         cause["keep_alives_stopped_ns"] = run_to;
       }
@@ -514,9 +510,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
                               {"duplicate", true}, {"faults", start_events(dup)}};
       return cause;
     }
-    // The holder's own request, sent in one of its operations (the release of an earlier
-    // hold, the clean-up of a failed acquire): which, and what else that operation failed to
-    // do (a revoke refused leaves the lease and its other keys behind).
+    // The operation the request was sent in (the release of an earlier hold, the clean-up of
+    // a failed acquire): which, and what else that operation failed to do (a revoke refused
+    // leaves the lease and its other keys behind).
     const CallRecord* own_call = by.client.empty() ? nullptr : facts.find_call(by.client, by.call);
     const HistoryEvent* own_op = own_call != nullptr ? facts.event(own_call->invoke) : nullptr;
     if (own_op != nullptr)
@@ -540,8 +536,8 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
                         ") failed at " + format_seconds(c->end_ns) + " (" +
                         (c->error.empty() ? c->outcome : c->error) + ")";
         // The faults it met: on the member it called, or the cluster's (a leader change drops
-        // proposals while it hands over), from a second before its sending.
-        // "raft proposal dropped" is a hand-over's doing alone.
+        // proposals while it hands over), from a second before its sending; "raft proposal
+        // dropped" is a hand-over's doing alone.
         const bool dropped = c->error.find("proposal dropped") != std::string::npos;
         std::vector<const FaultBand*> met;
         for (const FaultBand* b : facts.faults_hitting(c->member, c->sent_ns - 1'000'000'000, c->end_ns, true))
@@ -601,11 +597,12 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
       // at its next retransmission, whose timeout doubles while the link stays cut.
       std::int64_t last_cut_end_ns = -1;
-      for (const FaultBand* f : held)
-        if (f->kind == "partition" && !f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
       bool cut_still_open = false;
-      for (const FaultBand* f : held)
-        cut_still_open = cut_still_open || (f->kind == "partition" && (f->open_end || f->end_ns >= key.end_ns));
+      for (const FaultBand* f : held) {
+        if (f->kind != "partition") continue;
+        cut_still_open = cut_still_open || f->open_end || f->end_ns >= key.end_ns;
+        if (!f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
+      }
       std::string after_heal;
       if (last_cut_end_ns >= 0 && !cut_still_open && key.end_ns - last_cut_end_ns >= 500'000'000 &&
           facts.leaderless(last_cut_end_ns, key.end_ns, 100'000'000).empty())
@@ -620,10 +617,8 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
                " passed the request on to it)";
       }
       h += after_heal;
-      std::vector<std::string> gaps;
-      for (const auto& [a, b] : facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000))
-        gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-      if (!gaps.empty()) h += "; no member led the cluster " + join_words(gaps);
+      if (const std::string gaps = leaderless_words(facts, by.sent_ns, key.end_ns, 1'000'000'000); !gaps.empty())
+        h += "; " + gaps;
       story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
     } else {
       held.clear();

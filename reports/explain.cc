@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "reports/causes.h"
 #include "reports/explain_parts.h"
 #include "reports/report_text.h"
 #include "reports/violation_focus.h"
@@ -17,6 +18,19 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_unsigned()) return static_cast<std::int64_t>(v.get<std::uint64_t>());
   return fallback;
+}
+
+std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns) {
+  std::vector<std::string> gaps;
+  for (const auto& [a, b] : facts.leaderless(from_ns, to_ns, min_ns))
+    gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+  return gaps.empty() ? std::string() : "no member led the cluster " + join_words(gaps);
+}
+
+std::string deletion_words(const KeyLifetime& key) {
+  if (key.deleted_by_lease_expiry || key.deleted_by.kind == "lease-expiry") return " with its lease";
+  if (key.deleted_by.kind == "request") return " by " + request_words(key.deleted_by);
+  return "";
 }
 
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count) {

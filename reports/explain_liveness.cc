@@ -102,10 +102,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       s += " still existed when the history ended";
     } else {
       s += " stood when " + blocked_when + " at " + format_seconds(blocked_at_ns) + ", until it was deleted at " +
-           format_seconds(k.end_ns) +
-           (k.deleted_by_lease_expiry || k.deleted_by.kind == "lease-expiry" ? " with its lease"
-            : k.deleted_by.kind == "request"                                 ? " by " + request_words(k.deleted_by)
-                                                                             : std::string());
+           format_seconds(k.end_ns) + deletion_words(k);
     }
     const ChangeCause& by = k.created_by;
     bool crashed = false;
@@ -175,10 +172,9 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       }
       if (!cleanup.empty()) {
         s += ", and the acquire's clean-up failed: " + join_words(cleanup);
-        std::vector<std::string> gaps;
-        for (const auto& [a, b] : facts.leaderless(k.start_ns, done ? done->true_ns : facts.end_ns(), 100'000'000))
-          gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-        if (!gaps.empty()) s += " (no member led the cluster " + join_words(gaps) + ")";
+        const std::string gaps =
+            leaderless_words(facts, k.start_ns, done ? done->true_ns : facts.end_ns(), 100'000'000);
+        if (!gaps.empty()) s += " (" + gaps + ")";
       }
     }
     // Who kept its lease alive meanwhile.
@@ -239,10 +235,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         s += ")";
       }
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
-      std::vector<std::string> gaps;
-      for (const auto& [a, b] : facts.leaderless(lost_release->true_ns, until, 100'000'000))
-        gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-      if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
+      if (const std::string gaps = leaderless_words(facts, lost_release->true_ns, until, 100'000'000); !gaps.empty())
+        s += "; " + gaps;
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0 && at_end) {

@@ -198,10 +198,9 @@ nlohmann::json granted_while_key_held(const RunFacts& facts, const Holding& hold
   }
   // A check-then-act race: the grantee's last read before its grant was answered before
   // the holder's key existed.
-  const HistoryEvent* invoke = invoke_of(facts, granted);
   const CallRecord* read = nullptr;
-  if (invoke != nullptr)
-    for (const CallRecord* c : facts.calls_of(granted.process, invoke->true_ns, at_ns, "range"))
+  if (waiting != nullptr)
+    for (const CallRecord* c : facts.calls_of(granted.process, waiting->true_ns, at_ns, "range"))
       if (c->end_ns < at_ns) read = c;
   if (read != nullptr && read->end_ns < held_key.start_ns)
     out.say(granted.process + "'s last read of the lock before its grant (call " + std::to_string(read->call) +
@@ -227,21 +226,17 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   const std::int64_t rev = earlier.acquired ? int_of(earlier.acquired->result, "key_revision") : 0;
   const KeyLifetime* key = facts.key_of(earlier.process, rev, earlier.start_ns);
+  const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
+  const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
   if (key != nullptr && key->end_ns <= earlier.start_ns) {
     // Gone before the earlier holder was even told it held the lock: that grant was wrong.
     nlohmann::json cause = wrong_grant(facts, earlier, *key, out);
     // The later grant may be just as wrong: say so, so that neither holder looks rightful.
-    const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
-    const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
     if (later_key != nullptr && later_key != key && later_key->end_ns <= grant_ns) {
       out.say(later.process + "'s own lock key " + later_key->key + " (revision " +
                   std::to_string(later_key->create_revision) + ") was gone too when it was granted at " +
                   format_seconds(grant_ns) + ": deleted at " + format_seconds(later_key->end_ns) +
-                  (later_key->deleted_by_lease_expiry || later_key->deleted_by.kind == "lease-expiry"
-                       ? " with its lease"
-                       : later_key->deleted_by.kind == "request" ? " by " + request_words(later_key->deleted_by)
-                                                                 : std::string()) +
-                  ". Neither holder's key existed.",
+                  deletion_words(*later_key) + ". Neither holder's key existed.",
               TimeSpan{later_key->end_ns, grant_ns});
       cause["later_key_gone"] = later_key->key;
     }
@@ -291,8 +286,6 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
       return overwritten(facts, *key, earlier.process, *put, out);
   }
   // The earlier holder's key stood: was the later one's own key gone?
-  const std::int64_t later_rev = later.acquired ? int_of(later.acquired->result, "key_revision") : 0;
-  const KeyLifetime* later_key = facts.key_of(later.process, later_rev, grant_ns);
   if (later_key != nullptr && later_key->end_ns <= grant_ns) return wrong_grant(facts, later, *later_key, out);
   if (key != nullptr) {
     // Both keys stood at the grant. The wrong grant is the one made while a key queued before

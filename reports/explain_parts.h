@@ -41,6 +41,12 @@ std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size
 // What a client's operation did, as a predicate: "wrote 17 to the resource at 6.827 s
 // (token 34), which the resource accepted", "released the lock at 20.349 s".
 std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke);
+// "no member led the cluster from 6.393 s to 9.646 s and from ...": the leaderless spans of at
+// least `min_ns` within [from_ns, to_ns]; "" when a member led throughout.
+std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns);
+// How a key went, as a clause to follow "deleted at T": " with its lease", " by a delete_range
+// that client-1 sent ...", or "" when the history does not say.
+std::string deletion_words(const KeyLifetime& key);
 // A json integer field, or `fallback`.
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
 

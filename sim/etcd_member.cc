@@ -989,9 +989,9 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
       auto ttl = store_.lease_renew(k->id, now);
       r.ttl_seconds = ttl ? ttl.value() : 0;  // TTL 0: the lease is gone
       if (ttl) renewals_[k->id] = {cluster_.world().now().time_since_epoch().count(), "keep-alive"};
-      response = ClientResponse(with_header(std::move(r)));
+      response = ClientResponse(std::move(r));  // the header: on_leader_lease_reply
     } else if (auto* t = std::get_if<LeaseTimeToLiveRequest>(&request)) {
-      response = ClientResponse(with_header(store_.lease_time_to_live(*t, now)));
+      response = ClientResponse(store_.lease_time_to_live(*t, now));
     }
   }
   if (from == index_) {
@@ -1012,7 +1012,8 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
     return;
   }
   // etcd's lease server fills the header of a keep-alive or time-to-live answer on the member
-  // the client called (its own revision and term), not the leader's that renewed the lease.
+  // the client called (its own revision and term), not the leader's that renewed the lease:
+  // every answer from the leader's lessor comes through here, and gets it here alone.
   if (response.ok())
     std::visit([this](auto& r) {
       if constexpr (requires { r.header; }) r.header = header();
