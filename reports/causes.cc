@@ -83,6 +83,16 @@ std::string single_ending(const CallRecord& c, std::int64_t until_ns) {
   return "it failed with an error";
 }
 
+// How one call that did not succeed ended, as a predicate: "failed at 5.154 s (raft proposal
+// dropped)", "reached the client's deadline at 10.154 s".
+std::string call_ending(const CallRecord& c, std::int64_t until_ns) {
+  if (c.end_ns > until_ns) return "was still unanswered at " + format_seconds(until_ns);
+  const std::string at = " at " + format_seconds(c.end_ns);
+  if (c.outcome == "deadline") return "reached the client's deadline" + at;
+  if (c.outcome == "connection-lost") return "lost its connection" + at;
+  return "failed" + at + (c.error.empty() ? std::string() : " (" + c.error + ")");
+}
+
 // The members of the run: those named by faults and leader records, and `also`.
 std::set<std::string> member_names(const RunFacts& facts, const std::string& also) {
   std::set<std::string> members = {also};
@@ -229,12 +239,33 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   for (const CallRecord* c : facts.calls_of(client, 0, expired_ns, "lease_revoke")) {
     if (c->lease != lease.lease) continue;
     const HistoryEvent* op = facts.event(c->invoke);
-    story.say(client + " had itself sent a revoke of this lease at " + format_seconds(c->sent_ns) +
-                  " (call " + std::to_string(c->call) + ", " +
-                  (c->outcome.empty() ? std::string("unanswered") : c->outcome) +
-                  (op != nullptr ? ", in its " + op->op + " started at " + format_seconds(op->true_ns) : std::string()) +
-                  "): it held the lock on a lease it had given up.",
-              TimeSpan{c->sent_ns, expired_ns});
+    std::string s = client + " had itself sent a revoke of this lease at " + format_seconds(c->sent_ns) +
+                    " (call " + std::to_string(c->call) + ", " +
+                    (c->outcome.empty() ? std::string("unanswered") : c->outcome) +
+                    (op != nullptr ? ", in its " + op->op + " started at " + format_seconds(op->true_ns) : std::string()) +
+                    "): it held the lock on a lease it had given up.";
+    // Why that operation left the key behind: how its calls failed, and the faults on them.
+    const HistoryEvent* done = op != nullptr ? facts.completion_of(op->index) : nullptr;
+    if (op != nullptr && (done == nullptr || done->kind != EventKind::ok)) {
+      const std::int64_t done_ns = done != nullptr ? done->true_ns : facts.end_ns();
+      std::vector<std::string> failed;
+      for (const CallRecord* call : facts.calls_of(client, op->true_ns, done_ns))
+        if (call->invoke == op->index && call->outcome != "ok")
+          failed.push_back("its " + call->request + " (call " + std::to_string(call->call) + ", to " +
+                           call->member + ") " + call_ending(*call, done_ns));
+      const auto hit = faults_on_operation(facts, client, op->index, op->true_ns, done_ns);
+      if (!failed.empty()) {
+        s += " That " + op->op + " had failed: " + join_words(failed);
+        if (!hit.empty()) s += "; meanwhile " + fault_clauses(hit, 4);
+        if (const std::string gaps = leaderless_words(facts, op->true_ns, done_ns, 100'000'000); !gaps.empty())
+          s += "; " + gaps;
+        s += ".";
+        nlohmann::json starts = nlohmann::json::array();
+        for (const FaultBand* f : hit) starts.push_back(f->start_event);
+        cause["release_failed_by"] = starts;
+      }
+    }
+    story.say(s, TimeSpan{c->sent_ns, expired_ns});
     cause["holder_revoked"] = true;
     break;
   }

@@ -213,6 +213,42 @@ nlohmann::json granted_while_key_held(const RunFacts& facts, const Holding& hold
   return cause;
 }
 
+// An acquire that sent no request that writes, yet reported a lock key older than itself, took
+// the lock on what an earlier acquire of the same client had left (a re-entrant lock's owner
+// record read back): says so, with that client's last release before it when that release
+// failed to remove the key.
+void acquire_without_write(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
+  const HistoryEvent* invoke = invoke_of(facts, h);
+  if (invoke == nullptr || key.start_ns >= invoke->true_ns) return;
+  std::vector<std::string> sent;
+  for (const CallRecord* c : facts.calls_of(h.process, invoke->true_ns, h.start_ns)) {
+    if (c->invoke != invoke->index) continue;
+    if (c->request != "range") return;  // it wrote, or asked for a lease: not a bare re-entry
+    sent.push_back(c->request + " (call " + std::to_string(c->call) + ")");
+  }
+  std::string s = h.process + "'s acquire at " + format_seconds(invoke->true_ns) + " took the lock without writing (" +
+                  (sent.empty() ? std::string("it sent no request") : "it sent only a " + join_words(sent)) +
+                  "): it counted on its lock key from " + format_seconds(key.start_ns) + " (revision " +
+                  std::to_string(key.create_revision) + ")";
+  // The last release between the key's creation and this acquire that sent requests.
+  const HistoryEvent* release = nullptr;
+  for (const auto& e : facts.history().events) {
+    if (e.true_ns < key.start_ns) continue;
+    if (e.true_ns >= invoke->true_ns) break;
+    if (e.process != h.process || e.kind != EventKind::invoke || e.op != "release") continue;
+    for (const CallRecord* c : facts.calls_of(h.process, e.true_ns, invoke->true_ns))
+      if (c->invoke == e.index) release = &e;
+  }
+  const HistoryEvent* done = release != nullptr ? facts.completion_of(release->index) : nullptr;
+  if (release != nullptr && done != nullptr && done->kind != EventKind::ok)
+    s += ", which its release at " + format_seconds(release->true_ns) + " had failed to remove (" +
+         std::string(done->kind == EventKind::info ? "indeterminate: " : "failed: ") +
+         done->result.value("error", std::string("?")) + ")";
+  s += "; it sent nothing that would renew or re-create that key.";
+  out.say(s, TimeSpan{invoke->true_ns, h.start_ns});
+  out.cause["reentered"] = {{"process", h.process}, {"invoke", invoke->index}};
+}
+
 // Walks back from the later grant to what removed the earlier holder's protection, or to the
 // later holder's own lost key, and says it. Returns the cause.
 nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, const Holding& later,
@@ -326,6 +362,32 @@ std::vector<std::string> actions(const RunFacts& facts, const std::string& proce
   return out;
 }
 
+// Releases from `from_ns` on whose request deleted a lock key another client owned: each
+// removed a holder's key and could let a waiter in beside it (how one overlap breeds more).
+void foreign_releases(const RunFacts& facts, std::int64_t from_ns, Story& out) {
+  const KeyLifetime* first = nullptr;
+  std::size_t count = 0;
+  for (const auto& key : facts.truth().keys) {
+    const ChangeCause& by = key.deleted_by;
+    if (key.end_ns < from_ns || by.kind != "request" || key.owner.empty() || by.client == key.owner) continue;
+    const CallRecord* call = facts.find_call(by.client, by.call);
+    const HistoryEvent* op = call != nullptr ? facts.event(call->invoke) : nullptr;
+    if (op == nullptr || op->op != "release") continue;
+    ++count;
+    if (first == nullptr || key.end_ns < first->end_ns) first = &key;
+  }
+  if (first == nullptr) return;
+  const ChangeCause& by = first->deleted_by;
+  const HistoryEvent* op = facts.event(facts.find_call(by.client, by.call)->invoke);
+  out.say("From then on, releases deleted lock keys of other clients " +
+              (count == 1 ? std::string("once") : std::to_string(count) + " times") + ": first " + by.client +
+              "'s release at " + format_seconds(op->true_ns) + " deleted " + first->owner + "'s key " + first->key +
+              " (revision " + std::to_string(first->create_revision) + ") at " + format_seconds(first->end_ns) +
+              ", by " + request_words(by) + ". A release that deletes the lock key without checking whose it is "
+              "removes the current holder's key and can let the next waiter in beside it.",
+          TimeSpan{op->true_ns, first->end_ns});
+}
+
 }  // namespace
 
 Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
@@ -341,6 +403,11 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
               revision_note(earlier) + ".",
           TimeSpan{later.start_ns, later.start_ns});
   out.cause = explain_cause(facts, earlier, later, out);
+  for (const Holding* h : {&earlier, &later}) {
+    const std::int64_t rev = h->acquired ? int_of(h->acquired->result, "key_revision") : 0;
+    if (const KeyLifetime* key = facts.key_of(h->process, rev, h->start_ns); key != nullptr && out.cause.is_object())
+      acquire_without_write(facts, *h, *key, out);
+  }
   if (out.cause.value("class", "") == "lease-expired") {
     slowed_critical_section(facts, earlier, later, out);
     // The holder's own pauses and crashes while it held the lock that the lease's story left
@@ -395,6 +462,7 @@ Story explain_mutex(const RunFacts& facts, const nlohmann::json& check) {
   const std::int64_t pairs = int_of(check.value("figures", nlohmann::json::object()), "overlaps");
   if (pairs > 1) overlap += "; the check found " + std::to_string(pairs) + " overlapping pairs in all";
   out.say(overlap + ".", TimeSpan{overlap_start, overlap_end});
+  if (pairs > 1) foreign_releases(facts, later.start_ns, out);
   return out;
 }
 

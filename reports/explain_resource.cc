@@ -132,6 +132,37 @@ void transit(const RunFacts& facts, const HistoryEvent& effect, Story& out, nloh
                       {"given_up", done != nullptr && done->kind != EventKind::ok && done->true_ns < effect.true_ns}};
 }
 
+// What the overwriting write had not read, from the resource's applied writes before it: "its
+// writer had read 81, the value of update 81, so it overwrote updates 82 to 84, which it never
+// read". Falls back to "... before update <lost_order>" when the history does not show them.
+std::string unread_updates(const RunFacts& facts, const nlohmann::json& by, const HistoryEvent* by_at,
+                           const std::string& lost_order) {
+  const std::string fallback = "its writer had read the resource before update " + lost_order;
+  if (by_at == nullptr || !by.contains("base")) return fallback;
+  const nlohmann::json base = by["base"];
+  std::int64_t read_order = -1, first_unread = -1, last_unread = -1, unread = 0;
+  for (const auto& e : facts.history().events) {
+    if (e.index >= by_at->index) break;
+    if (e.kind != EventKind::truth || e.op != "resource-write" || !e.args.value("accepted", false)) continue;
+    const std::int64_t order = int_of(e.args, "order", -1);
+    if (e.args.value("value", nlohmann::json()) == base) {
+      read_order = order;
+      first_unread = last_unread = -1;
+      unread = 0;
+    } else if (read_order >= 0) {
+      if (first_unread < 0) first_unread = order;
+      last_unread = order;
+      ++unread;
+    }
+  }
+  if (read_order < 0 || unread == 0) return fallback;
+  return "its writer had read " + base.dump() + ", the value of update " + std::to_string(read_order) +
+         ", so it overwrote " +
+         (unread == 1 ? "update " + std::to_string(first_unread) + ", which it never read"
+                      : std::to_string(unread) + " updates it never read (" + std::to_string(first_unread) + " to " +
+                            std::to_string(last_unread) + ")");
+}
+
 }  // namespace
 
 Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
@@ -157,7 +188,7 @@ Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
         by.value("value", nlohmann::json()) == lost.value("value", nlohmann::json()))
       s += ": the same write was applied a second time";
     else
-      s += ": its writer had read the resource before update " + lost.value("order", nlohmann::json()).dump();
+      s += ": " + unread_updates(facts, by, by_at, lost.value("order", nlohmann::json()).dump());
     out.say(s + ".", by_at ? std::optional<TimeSpan>(TimeSpan{by_at->true_ns, by_at->true_ns}) : std::nullopt);
     out.cause = {{"class", "lost-update"}, {"process", by.value("client", "")}};
     if (by_at) {
