@@ -1,5 +1,7 @@
 #include "real_etcd/link_proxy.h"
 
+#include "kv/tcp_retransmission.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,18 +29,15 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 
 using Clock = std::chrono::steady_clock;
 
-// When TCP next retransmits data first sent at `first` and unacknowledged since (Linux: the
-// retransmission timeout starts at 200 ms and doubles, up to 120 s): the first moment at or
-// after `now` that a cut's held bytes can get through once it healed. The simulator's links
-// use the same schedule (sim/network.cc).
+// When TCP next retransmits data first sent at `first` and unacknowledged since: the first
+// moment at or after `now` that a cut's held bytes can get through once it healed (the
+// schedule the simulator's links use too, kv/tcp_retransmission.h).
 Clock::time_point next_retransmission(Clock::time_point first, Clock::time_point now) {
-  std::chrono::milliseconds rto(200);
-  Clock::time_point at = first + rto;
-  while (at < now) {
-    rto = std::min(2 * rto, std::chrono::milliseconds(120'000));
-    at += rto;
-  }
-  return at;
+  const auto ns = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+      std::chrono::nanoseconds(next_tcp_retransmission_ns(ns(first), ns(now)))));
 }
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "kv/tcp_retransmission.h"
 #include "reports/report_text.h"
 
 namespace lockstep::reports {
@@ -140,11 +141,23 @@ std::vector<const FaultBand*> faults_on_operation(const RunFacts& facts, const s
                                                   std::int64_t invoke, std::int64_t from_ns,
                                                   std::int64_t to_ns) {
   std::set<std::string> members;
-  for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
-    if (c->invoke == invoke && !c->member.empty()) members.insert(c->member);
+  bool proposal_dropped = false;  // a call refused because leadership was moving
+  for (const CallRecord* c : facts.calls_of(client, 0, to_ns)) {
+    if (c->invoke != invoke) continue;
+    if (!c->member.empty()) members.insert(c->member);
+    proposal_dropped = proposal_dropped || c->error.find("proposal dropped") != std::string::npos ||
+                       c->error.find("leader changed") != std::string::npos;
+  }
   std::vector<const FaultBand*> out;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    // A leadership transfer drops proposals until it completes, an election timeout or so
+    // after the fault that started it: one started shortly before is behind such a refusal.
+    if (f.kind == "leader-change" && proposal_dropped && f.start_ns >= from_ns - 1'000'000'000 &&
+        f.start_ns <= to_ns) {
+      out.push_back(&f);
+      continue;
+    }
     if (f.start_ns > to_ns || end < from_ns) continue;
     if (f.kind == "duplicate" || f.kind == "reorder") continue;
     const bool link = f.args.contains("from") || f.args.contains("to");
@@ -156,8 +169,27 @@ std::vector<const FaultBand*> faults_on_operation(const RunFacts& facts, const s
   return out;
 }
 
-// The keys (any, not only lock keys) put under `lease` that still existed at `at_ns`, from
-// the key-put and key-delete truth.
+}  // namespace
+
+std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
+                                 std::int64_t* renewed_ns) {
+  const HistoryEvent* last = nullptr;
+  for (const auto& e : facts.history().events) {
+    if (e.true_ns > until_ns) break;
+    if (e.kind == EventKind::truth && e.op == "lease-renewed" && e.args.value("lease", std::int64_t{0}) == lease)
+      last = &e;
+  }
+  if (last == nullptr) return "";
+  if (renewed_ns != nullptr) *renewed_ns = last->true_ns;
+  const ChangeCause c = cause_of(*last);
+  std::string s = "for a keep-alive that " + c.client + " had sent";
+  if (!c.member.empty()) s += " to " + c.member;
+  if (c.sent_ns >= 0) s += " at " + format_seconds(c.sent_ns);
+  if (c.call != 0) s += " (call " + std::to_string(c.call) + ")";
+  if (c.abandoned_ns) s += " and given up at " + format_seconds(*c.abandoned_ns);
+  return s;
+}
+
 std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t lease, std::int64_t at_ns) {
   std::vector<std::string> keys;
   for (const auto& e : facts.history().events) {
@@ -173,8 +205,6 @@ std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t le
   }
   return keys;
 }
-
-}  // namespace
 
 std::string lease_hex(std::int64_t lease) {
   char buf[32];
@@ -215,8 +245,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                   (x.term ? " (leader in term " + std::to_string(x.term) + ")" : std::string()) +
                   " committed";
   if (x.renewed_ns >= 0) {
+    std::int64_t unseen_ns = -1;
+    const std::string unseen = unseen_renewal_words(facts, lease.lease, x.renewed_ns, &unseen_ns);
     s += "; " + leader + "'s lessor had last renewed it at " + format_seconds(x.renewed_ns) +
-         (x.renewed_by == "keep-alive"        ? " (a keep-alive)"
+         (x.renewed_by == "keep-alive" && unseen_ns == x.renewed_ns ? " (" + unseen + ")"
+          : x.renewed_by == "keep-alive"      ? " (a keep-alive)"
           : x.renewed_by == "grant"           ? " (its grant)"
           : x.renewed_by == "leader-election" ? " (when " + leader + " became leader)"
                                               : std::string()) +
@@ -257,8 +290,16 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       if (!failed.empty()) {
         s += " That " + op->op + " had failed: " + join_words(failed);
         if (!hit.empty()) s += "; meanwhile " + fault_clauses(hit, 4);
-        if (const std::string gaps = leaderless_words(facts, op->true_ns, done_ns, 100'000'000); !gaps.empty())
-          s += "; " + gaps;
+        // Leaderless time explains a call that ended while no member led (none to answer it).
+        std::vector<std::string> gaps;
+        for (const auto& [a, b] : facts.leaderless(op->true_ns, done_ns, 100'000'000)) {
+          bool ended_in_it = false;
+          for (const CallRecord* call : facts.calls_of(client, op->true_ns, done_ns))
+            ended_in_it = ended_in_it || (call->invoke == op->index && call->outcome != "ok" &&
+                                          call->end_ns >= a && call->end_ns <= b);
+          if (ended_in_it) gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+        }
+        if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
         s += ".";
         nlohmann::json starts = nlohmann::json::array();
         for (const FaultBand* f : hit) starts.push_back(f->start_event);
@@ -635,7 +676,30 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
         if (!f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
       }
       std::string after_heal;
-      if (last_cut_end_ns >= 0 && !cut_still_open && key.end_ns - last_cut_end_ns >= 500'000'000 &&
+      // Held on the client's own link to the member: its first held message (this request or
+      // an earlier call on that link during the cut) sets the retransmission schedule. When
+      // the request was applied just after that schedule's first retransmission past the
+      // heal, the wait after the heal was TCP's, whatever else happened meanwhile.
+      std::int64_t got_through_ns = -1;
+      for (const FaultBand* f : held) {
+        if (f->kind != "partition" || f->open_end || !f->on_link(by.client, by.member) || f->start_ns > by.sent_ns ||
+            f->end_ns <= by.sent_ns || f->end_ns >= key.end_ns)
+          continue;
+        std::int64_t first_held_ns = by.sent_ns;
+        for (const CallRecord* c : facts.calls_of(by.client, f->start_ns, by.sent_ns))
+          if (c->member == by.member) first_held_ns = std::min(first_held_ns, c->sent_ns);
+        const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, f->end_ns);
+        if (key.end_ns >= retransmit_ns && key.end_ns - retransmit_ns < 200'000'000 &&
+            retransmit_ns - f->end_ns >= 300'000'000) {
+          got_through_ns = retransmit_ns;
+          after_heal = "; it got through at TCP's retransmission at " + format_seconds(retransmit_ns) + ", " +
+                       format_duration(retransmit_ns - f->end_ns) + " after the cut healed: the retransmission "
+                       "timeout had doubled from 200 ms while the link stayed cut since its first held request (sent "
+                       "at " + format_seconds(first_held_ns) + ")";
+        }
+      }
+      if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
+          key.end_ns - last_cut_end_ns >= 500'000'000 &&
           facts.leaderless(last_cut_end_ns, key.end_ns, 100'000'000).empty())
         after_heal = "; it got through " + format_duration(key.end_ns - last_cut_end_ns) +
                      " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
@@ -645,10 +709,13 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
         if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
         if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
           h += " (" + t.member + " led the cluster when it was sent: " + by.member +
-               " passed the request on to it)";
+               " would pass the request on to it)";
       }
       h += after_heal;
-      if (const std::string gaps = leaderless_words(facts, by.sent_ns, key.end_ns, 1'000'000'000); !gaps.empty())
+      // Leaderless time counts only where the request could have been waiting for a leader:
+      // after it got through, when TCP held it until then.
+      const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;
+      if (const std::string gaps = leaderless_words(facts, waiting_from_ns, key.end_ns, 1'000'000'000); !gaps.empty())
         h += "; " + gaps;
       story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
     } else {

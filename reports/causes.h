@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,16 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
 // clock in that window. `lease` must have expired (expired_ns set).
 nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
                                     const std::string& client, Story& story);
+
+// The last renewal of `lease` at or before `until_ns` by a keep-alive its client had already
+// given up on (a "lease-renewed" truth event), as a clause: "for a keep-alive that client-0
+// had sent to member-1 at 30.000 s (call 62) and given up at 35.000 s"; "" when none.
+std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
+                                 std::int64_t* renewed_ns = nullptr);
+
+// The keys (any, not only lock keys) put under `lease` that still existed at `at_ns`, from the
+// key-put and key-delete truth (a key put again under another lease leaves this one).
+std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t lease, std::int64_t at_ns);
 
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);

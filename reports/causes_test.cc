@@ -261,6 +261,30 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
                        "to 7.000 s); it had no lease, so nothing would ever delete it."));
 }
 
+TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
+  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 2}, {"outcome", "deadline"}});
+  nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
+                            {"member", "member-1"}, {"sent_ns", ms(2000)}, {"abandoned_ns", ms(7000)}};
+  b.truth("member-0", "lease-renewed", ms(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
+  b.add("client-1", EventKind::invoke, "acquire", ms(9500), {{"mode", "exclusive"}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "its lease 4d had not expired when the history ended (last renewed at 9.000 s, for a keep-alive "
+                       "that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s), and the key "
+                       "would stay until it did."));
+}
+
 TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {
   HistoryBuilder b;
   b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
@@ -335,6 +359,33 @@ TEST_CASE("a request held by a cut that got through well after the heal names TC
   for (const auto& sentence : story.sentences) text += sentence + "\n";
   INFO(text);
   CHECK(contains(text, "; it got through 2.000 s after the last of those cuts healed, at TCP's next retransmission"));
+}
+
+TEST_CASE("a request applied just after TCP's first retransmission past the heal names that retransmission, not a leaderless gap before it") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.truth("etcd", "key-put", ms(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(495))}});
+  const nlohmann::json cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
+                              {"duration_ms", 2000}, {"start_ms", 1000}};
+  b.fault("partition", "start", ms(1000), cut);
+  b.fault("partition", "end", ms(3000), cut);
+  // No leader from 3.05 s to 4.3 s: over before the request got through, it held nothing up.
+  b.truth("member-0", "leader-stepped-down", ms(3050), {{"member", 0}, {"term", 1}});
+  b.truth("member-1", "leader-elected", ms(4300), {{"member", 1}, {"term", 2}});
+  // Sent at 1.5 s into the cut: retransmitted at 1.7, 2.1, 2.9 and 4.5 s, the first after the heal.
+  b.truth("etcd", "key-delete", ms(4503), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms(1500))}});
+  const reports::RunFacts facts(b.history);
+  reports::Story story;
+  reports::explain_key_loss(facts, facts.truth().keys[0], "client-0", story);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "; it got through at TCP's retransmission at 4.500 s, 1.500 s after the cut healed: the "
+                       "retransmission timeout had doubled from 200 ms while the link stayed cut since its first held "
+                       "request (sent at 1.500 s)."));
+  CHECK_FALSE(contains(text, "no member led"));
 }
 
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {

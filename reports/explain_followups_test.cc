@@ -2,6 +2,8 @@
 // failed and left its key, an acquire that re-entered on that key without writing, releases
 // that deleted other clients' keys after the first overlap, and the updates a late write
 // wiped out. Each sentence must say what the history shows, and be absent when it does not.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "checker/mutex_checker.h"
@@ -118,6 +120,34 @@ TEST_CASE("an acquire that wrote its key is not said to have re-entered, and one
   CHECK_FALSE(contains(text, "releases deleted lock keys of other clients"));
 }
 
+TEST_CASE("a release refused while leadership moved names the leader change behind it, and no leaderless span it ended outside") {
+  // The release's delete is refused ("raft proposal dropped") 100 ms after a leader change
+  // fault; its revoke times out later, while member-0 leads.
+  History history = reentry_on_a_key_a_failed_release_left();
+  HistoryBuilder b;
+  b.history = history;
+  for (auto& e : b.history.events) {
+    if (e.op == "kv-end" && e.process == "client-1" && e.args.value("call", 0) == 6) {
+      e.args["outcome"] = "error";
+      e.args["error"] = "raft proposal dropped";
+    }
+    if (e.kind == EventKind::fault && e.op == "pause") e.args["targets"] = {"member-2"};
+  }
+  b.fault("leader-change", "start", ms(1100), {{"from_member", 1}, {"to_member", 0}, {"duration_ms", 0}, {"start_ms", 1100}});
+  // Keep events in time order: move the fault to where it happened.
+  auto& events = b.history.events;
+  std::stable_sort(events.begin(), events.end(),
+                   [](const HistoryEvent& x, const HistoryEvent& y) { return x.true_ns < y.true_ns; });
+  for (std::size_t i = 0; i < events.size(); ++i) events[i].index = static_cast<std::int64_t>(i);
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const std::string text = explanation_text(b.history, mutex);
+  INFO(text);
+  CHECK(contains(text, "its delete_range (call 6, to member-1) failed at 6.200 s (raft proposal dropped)"));
+  CHECK(contains(text, "meanwhile the leader was moved from member-1 to member-0 at 1.100 s"));
+  CHECK_FALSE(contains(text, "member-2 was paused"));  // on no member the release called
+}
+
 TEST_CASE("releases that delete other clients' keys after the first overlap are counted and the first is named") {
   // client-0's lease expires while it holds the lock; client-4 takes it; client-0's release
   // deletes client-4's key unconditionally, letting client-1 in; client-4's release deletes
@@ -152,6 +182,18 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
   b.fault("pause", "end", ms(8500), {{"targets", {"client-0"}}, {"duration_ms", 7000}, {"start_ms", 1500}});
   release("client-0", 9, 5, 8500);
   take("client-1", 1, 6, 71, 8600);
+  // An owner record client-1 created and client-0 then wrote over: client-0's deleting it is
+  // not a deletion of another client's key.
+  b.truth("etcd", "key-put", ms(8603), {{"key", "/lock/owner"}, {"revision", 60}, {"create_revision", 60}, {"lease", 71},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 5, "put", "member-0", ms(8603))}});
+  b.truth("etcd", "key-put", ms(8650), {{"key", "/lock/owner"}, {"revision", 61}, {"create_revision", 60}, {"lease", 70},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 10, "put", "member-0", ms(8650))}});
+  b.add("client-0", EventKind::invoke, "release", ms(8655));
+  send(b, "client-0", 11, "delete_range", "member-0", ms(8655));
+  b.truth("etcd", "key-delete", ms(8656), {{"key", "/lock/owner"}, {"revision", 62},
+                                           {"cause", request_cause("client-0", 11, "delete_range", "member-0", ms(8655))}});
+  end(b, "client-0", 11, "ok", ms(8657));
+  b.add("client-0", EventKind::ok, "release", ms(8657));
   release("client-4", 2, 7, 8700);
   take("client-2", 1, 8, 72, 8800);
   release("client-1", 2, 9, 8900);

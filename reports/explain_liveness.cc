@@ -245,7 +245,11 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       // Not stuck for ever: the key goes when its lease runs out, unless something renews it.
       s += "; its lease " + lease_hex(k.lease) +
            (l->ttl_seconds > 0 ? " (TTL " + std::to_string(l->ttl_seconds) + " s)" : std::string()) +
-           " had not expired when the history ended, and the key would stay until it did";
+           " had not expired when the history ended";
+      std::int64_t renewed_ns = -1;
+      if (const std::string unseen = unseen_renewal_words(facts, k.lease, facts.end_ns(), &renewed_ns); !unseen.empty())
+        s += " (last renewed at " + format_seconds(renewed_ns) + ", " + unseen + ")";
+      s += ", and the key would stay until it did";
     }
     out.say(s + ".", TimeSpan{k.start_ns, until_ns});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause

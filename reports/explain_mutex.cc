@@ -240,10 +240,21 @@ void acquire_without_write(const RunFacts& facts, const Holding& h, const KeyLif
       if (c->invoke == e.index) release = &e;
   }
   const HistoryEvent* done = release != nullptr ? facts.completion_of(release->index) : nullptr;
-  if (release != nullptr && done != nullptr && done->kind != EventKind::ok)
+  if (key.end_ns <= h.start_ns) {
+    s += ", although that key was deleted at " + format_seconds(key.end_ns) + ", before the acquire's answer";
+  } else if (release != nullptr && done != nullptr && done->kind != EventKind::ok) {
     s += ", which its release at " + format_seconds(release->true_ns) + " had failed to remove (" +
          std::string(done->kind == EventKind::info ? "indeterminate: " : "failed: ") +
          done->result.value("error", std::string("?")) + ")";
+  }
+  // What the acquire could have read: the keys still under its lease (an owner record, say).
+  const std::int64_t lease = h.acquired != nullptr ? int_of(h.acquired->result, "lease") : 0;
+  std::vector<std::string> others;
+  if (lease != 0)
+    for (const std::string& k : keys_of_lease_at(facts, lease, invoke->true_ns))
+      if (k != key.key) others.push_back(k);
+  if (!others.empty())
+    s += "; under its lease " + lease_hex(lease) + " stood " + join_words(others) + " when it asked";
   s += "; it sent nothing that would renew or re-create that key.";
   out.say(s, TimeSpan{invoke->true_ns, h.start_ns});
   out.cause["reentered"] = {{"process", h.process}, {"invoke", invoke->index}};
@@ -369,7 +380,15 @@ void foreign_releases(const RunFacts& facts, std::int64_t from_ns, Story& out) {
   std::size_t count = 0;
   for (const auto& key : facts.truth().keys) {
     const ChangeCause& by = key.deleted_by;
-    if (key.end_ns < from_ns || by.kind != "request" || key.owner.empty() || by.client == key.owner) continue;
+    if (key.end_ns < from_ns || by.kind != "request" || key.owner.empty() || by.client == key.owner ||
+        !facts.is_lock_key(key))
+      continue;
+    // A key the deleter had written over itself was its own by then (an owner record it put).
+    bool rewritten_by_deleter = false;
+    for (const std::int64_t i : key.rewrites)
+      if (const HistoryEvent* put = facts.event(i); put != nullptr && cause_of(*put).client == by.client)
+        rewritten_by_deleter = true;
+    if (rewritten_by_deleter) continue;
     const CallRecord* call = facts.find_call(by.client, by.call);
     const HistoryEvent* op = call != nullptr ? facts.event(call->invoke) : nullptr;
     if (op == nullptr || op->op != "release") continue;

@@ -793,3 +793,82 @@ TEST_CASE("a keep-alive of an expired lease waits for its revoke, then hears the
 
 }  // namespace
 }  // namespace lockstep::sim
+
+namespace lockstep::sim {
+namespace {
+
+// The truth events a world records, for tests that look at what only the simulator knows.
+struct TruthLog : WorldObserver {
+  std::vector<std::pair<std::string, nlohmann::json>> truths;
+  void on_fault(TrueTime, const std::string&, const std::string&, nlohmann::json) override {}
+  void on_truth(TrueTime, const std::string&, const std::string& op, nlohmann::json args) override {
+    truths.emplace_back(op, std::move(args));
+  }
+  void on_trace(TrueTime, const std::string&, Duration, const std::string&) override {}
+  void on_client_event(TrueTime, const std::string&, Duration, const std::string&, nlohmann::json) override {}
+  std::size_t count(const std::string& op) const {
+    std::size_t n = 0;
+    for (const auto& t : truths) n += t.first == op ? 1 : 0;
+    return n;
+  }
+};
+
+TEST_CASE("a keep-alive its client gave up on, let through by a healed cut, renews the lease: the truth says so") {
+  Rig rig(with_cancel_race(1), 41);  // the handler wins the race with the cancellation
+  TruthLog log;
+  rig.world.set_observer(&log);
+  const int follower = (rig.cluster.leader() + 1) % 3;
+  const ProcessId follower_pid = rig.cluster.member(follower).pid();
+  const ProcessId client_pid = rig.world.add_process("client-1");
+  SimKvClient kv(rig.world, rig.cluster, client_pid, SimClientOptions{follower, seconds(1)});
+  SimNode node(rig.world, client_pid, kv, rig.world.rng_for("client-1"));
+  LeaseId lease = 0;
+  std::vector<std::string> outcomes;
+  auto keep_alive = [&]() {
+    return node.spawn(
+        [](SimNode* n, LeaseId* id, std::vector<std::string>* out) -> Task<void> {
+          if (*id == 0) {
+            LeaseGrantRequest grant;
+            grant.ttl_seconds = 60;
+            auto g = co_await n->kv().lease_grant(grant);
+            REQUIRE(g.ok());
+            *id = g.value().id;
+          }
+          LeaseKeepAliveRequest ka;
+          ka.id = *id;
+          auto k = co_await n->kv().lease_keep_alive(ka);
+          out->push_back(k.ok() ? std::string("ok") : error_code_name(k.error().code));
+        }(&node, &lease, &outcomes),
+        "keep-alive");
+  };
+  auto answered = keep_alive();
+  rig.world.run_until(rig.world.now() + seconds(1));
+  REQUIRE(outcomes == std::vector<std::string>{"ok"});
+  CHECK(log.count("lease-renewed") == 0);  // the client saw that renewal: no truth needed
+
+  LinkRule cut;
+  cut.blocked = true;
+  cut.from = {client_pid};
+  cut.to = {follower_pid};
+  const auto rule = rig.network.add_rule(cut);
+  auto given_up = keep_alive();
+  rig.world.run_until(rig.world.now() + seconds(3));
+  REQUIRE(outcomes.size() == 2);
+  REQUIRE(outcomes[1] != "ok");  // the client gave it up at its deadline
+  CHECK(log.count("lease-renewed") == 0);
+  rig.network.remove_rule(rule);
+  rig.world.run_until(rig.world.now() + seconds(10));  // TCP's next retransmission lets it through
+  REQUIRE(log.count("lease-renewed") == 1);
+  for (const auto& [op, args] : log.truths) {
+    if (op != "lease-renewed") continue;
+    CHECK(args["lease"] == lease);
+    CHECK(args["leader"] == rig.world.process(rig.cluster.member(rig.cluster.leader()).pid()).name);
+    CHECK(args["cause"]["client"] == "client-1");
+    CHECK(args["cause"]["request"] == "lease_keep_alive");
+    CHECK(args["cause"].contains("abandoned_ns"));
+  }
+  rig.world.set_observer(nullptr);
+}
+
+}  // namespace
+}  // namespace lockstep::sim

@@ -80,6 +80,11 @@ class EtcdCluster {
   // broke): the truth events of anything the call changes later say so. Kept only while an
   // observer records.
   void note_abandoned_call(ProcessId client, std::uint64_t call_id);
+  // The leader `leader`'s lessor renewed `lease` for the keep-alive `route` (received by
+  // `from_member`): recorded as truth
+  // only when its client had given that call up, the one renewal the client never saw (a
+  // keep-alive held by a cut and let through after the client's deadline).
+  void report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route);
   // Whether report_applied(index, ...) will record the events of that index (an observer is
   // set and no member applied it before).
   bool records_truth_of(std::uint64_t index) const {

@@ -786,10 +786,10 @@ void EtcdMember::retry_waiting_requests() {
       propose(std::move(op), id, it->second.route);
     } else if (is_leader()) {
       // Keep-alive and time-to-live: the leader answers.
-      on_leader_lease_call(index_, id, req);
+      on_leader_lease_call(index_, id, it->second.route, req);
     } else {
-      cluster_.send_to_member(index_, leader_, [from = index_, id, req](EtcdMember& t) {
-        t.on_leader_lease_call(from, id, req);
+      cluster_.send_to_member(index_, leader_, [from = index_, id, route = it->second.route, req](EtcdMember& t) {
+        t.on_leader_lease_call(from, id, route, req);
       });
     }
   }
@@ -972,7 +972,8 @@ Result<ClientResponse> EtcdMember::serve_read(const ClientRequest& request) {
   return as_answer(store_.txn(std::get<TxnRequest>(request), nullptr));
 }
 
-void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request) {
+void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, const ReplyRoute& route,
+                                      ClientRequest request) {
   Result<ClientResponse> response = Error(ErrorCode::no_leader, "etcdserver: no leader");
   if (role_ == MemberRole::leader) {
     const MonoTime now(cluster_.world().local_monotonic(pid_));
@@ -980,7 +981,7 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
     // etcd's leader holds a lease call until its lessor is promoted, and a keep-alive of an
     // expired lease until the lease's revoke is applied (lessor.Renew waits for it).
     if (!lessor_primary_ || (keep_alive && store_.lease_expired(keep_alive->id, now))) {
-      held_lease_calls_.push_back(HeldLeaseCall{from, call_id, std::move(request)});
+      held_lease_calls_.push_back(HeldLeaseCall{from, call_id, route, std::move(request)});
       return;
     }
     if (auto* k = std::get_if<LeaseKeepAliveRequest>(&request)) {
@@ -988,7 +989,10 @@ void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, ClientReq
       r.id = k->id;
       auto ttl = store_.lease_renew(k->id, now);
       r.ttl_seconds = ttl ? ttl.value() : 0;  // TTL 0: the lease is gone
-      if (ttl) renewals_[k->id] = {cluster_.world().now().time_since_epoch().count(), "keep-alive"};
+      if (ttl) {
+        renewals_[k->id] = {cluster_.world().now().time_since_epoch().count(), "keep-alive"};
+        cluster_.report_lease_renewal(k->id, index_, from, route);
+      }
       response = ClientResponse(std::move(r));  // the header: on_leader_lease_reply
     } else if (auto* t = std::get_if<LeaseTimeToLiveRequest>(&request)) {
       response = ClientResponse(store_.lease_time_to_live(*t, now));
@@ -1024,7 +1028,7 @@ void EtcdMember::on_leader_lease_reply(std::uint64_t call_id, Result<ClientRespo
 void EtcdMember::release_held_lease_calls() {
   std::vector<HeldLeaseCall> held;
   held.swap(held_lease_calls_);
-  for (auto& c : held) on_leader_lease_call(c.from, c.call_id, std::move(c.request));
+  for (auto& c : held) on_leader_lease_call(c.from, c.call_id, c.route, std::move(c.request));
 }
 
 void EtcdMember::promote_lessor() {

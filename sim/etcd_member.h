@@ -166,7 +166,8 @@ class EtcdMember {
   void on_read_index_request(int from, std::uint64_t round, bool passed_on = false);
   void on_read_index_reply(std::uint64_t round, std::uint64_t index);
   // Keep-alive and time-to-live, forwarded to the leader.
-  void on_leader_lease_call(int from, std::uint64_t call_id, ClientRequest request);
+  // `route` names the client's call (for the truth of a renewal its client gave up on).
+  void on_leader_lease_call(int from, std::uint64_t call_id, const ReplyRoute& route, ClientRequest request);
   void on_leader_lease_reply(std::uint64_t call_id, Result<ClientResponse> response);
 
  private:
@@ -369,6 +370,7 @@ class EtcdMember {
   struct HeldLeaseCall {
     int from;
     std::uint64_t call_id;
+    ReplyRoute route;
     ClientRequest request;
   };
   std::vector<HeldLeaseCall> held_lease_calls_;

@@ -23,17 +23,6 @@ std::vector<char> flags_of(const std::set<ProcessId>& pids) {
   return flags;
 }
 
-// TCP's retransmission times after a segment was first sent at `first_ns`: 200 ms later,
-// then twice as far each time, at most 120 s apart. The first one at or after `now_ns`.
-std::int64_t next_retransmission_ns(std::int64_t first_ns, std::int64_t now_ns) {
-  std::int64_t rto = kTcpMinRto.count();
-  std::int64_t at = first_ns + rto;
-  while (at < now_ns) {
-    rto = std::min(2 * rto, kTcpMaxRto.count());
-    at += rto;
-  }
-  return at;
-}
 }  // namespace
 
 bool Network::matches(const ActiveRule& r, ProcessId from, ProcessId to) {
@@ -170,7 +159,7 @@ void Network::queue_release(Link& l, ProcessId from, ProcessId to) {
   l.release_queued = true;
   const std::int64_t now_ns = world_.now().time_since_epoch().count();
   const std::int64_t at_ns =
-      next_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
+      next_tcp_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
   const std::uint64_t epoch = l.stall_epoch;
   world_.schedule_at(TrueTime(Duration(at_ns)), to,
                      [this, from, to, epoch] { release(from, to, epoch); });

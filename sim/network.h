@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "kv/rng.h"
+#include "kv/tcp_retransmission.h"
 #include "kv/time.h"
 #include "sim/event_fn.h"
 #include "sim/world.h"
@@ -68,8 +69,8 @@ struct LinkRule {
 
 // TCP's retransmission timing (Linux: TCP_RTO_MIN, TCP_RTO_MAX, and the time tcp_retries2 = 15
 // retransmissions take before a connection with unacknowledged data is given up).
-constexpr Duration kTcpMinRto = milliseconds(200);
-constexpr Duration kTcpMaxRto = seconds(120);
+constexpr Duration kTcpMinRto = nanoseconds(kTcpMinRtoNs);
+constexpr Duration kTcpMaxRto = nanoseconds(kTcpMaxRtoNs);
 constexpr Duration kTcpGiveUp = milliseconds(924'600);
 constexpr int kTcpMaxRetransmissions = 15;
 
