@@ -16,13 +16,8 @@ namespace {
 using reports_test::HistoryBuilder;
 using reports_test::ms;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-nlohmann::json request_cause(const std::string& client, std::int64_t call, const std::string& request,
-                             std::int64_t sent_ns) {
-  return {{"kind", "request"}, {"request", request}, {"client", client}, {"call", call},
-          {"member", "member-2"}, {"sent_ns", sent_ns}};
-}
+using reports_test::contains;
+using reports_test::request_cause;
 
 void call(HistoryBuilder& b, const std::string& client, std::int64_t id, const std::string& request,
           std::int64_t sent_ns, std::int64_t end_ns, const std::string& outcome = "ok",

@@ -17,12 +17,11 @@ namespace {
 using reports_test::HistoryBuilder;
 using reports_test::ms;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using reports_test::contains;
 
 nlohmann::json request_cause(const std::string& client, std::int64_t call, const std::string& request,
                              const std::string& member, std::int64_t sent_ns) {
-  return {{"kind", "request"}, {"request", request}, {"client", client}, {"call", call},
-          {"member", member},  {"sent_ns", sent_ns}};
+  return reports_test::request_cause(client, call, request, sent_ns, member);
 }
 
 void send(HistoryBuilder& b, const std::string& client, std::int64_t call, const std::string& request,

@@ -16,7 +16,7 @@ using reports_test::HistoryBuilder;
 using reports_test::ms;
 using reports_test::verdict_of;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using reports_test::contains;
 
 TEST_CASE("the explanation of a paused holder says who - when - why and what it did next") {
   const History h = reports_test::paused_holder_history();

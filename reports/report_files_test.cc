@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using reports_test::contains;
 
 struct TempDir {
   // The pid keeps test processes run at once (ctest -j, two build types) apart.

@@ -13,6 +13,15 @@ namespace lockstep::reports_test {
 
 constexpr std::int64_t ms(double milliseconds) { return static_cast<std::int64_t>(milliseconds * 1'000'000); }
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A truth event's `cause` naming a client's request (docs/history-format.md).
+inline nlohmann::json request_cause(const std::string& client, std::int64_t call, const std::string& request,
+                                    std::int64_t sent_ns, const std::string& member = "member-2") {
+  return {{"kind", "request"}, {"request", request}, {"client", client}, {"call", call},
+          {"member", member},  {"sent_ns", sent_ns}};
+}
+
 // Appends events with consecutive indices; times must not decrease.
 class HistoryBuilder {
  public:
