@@ -18,11 +18,8 @@ using reports_test::HistoryBuilder;
 using reports_test::ms;
 
 using reports_test::contains;
+using reports_test::request_cause;
 
-nlohmann::json request_cause(const std::string& client, std::int64_t call, const std::string& request,
-                             const std::string& member, std::int64_t sent_ns) {
-  return reports_test::request_cause(client, call, request, sent_ns, member);
-}
 
 void send(HistoryBuilder& b, const std::string& client, std::int64_t call, const std::string& request,
           const std::string& member, std::int64_t at_ns, std::int64_t lease = 0) {
@@ -54,7 +51,7 @@ History reentry_on_a_key_a_failed_release_left() {
   b.add("client-1", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
   send(b, "client-1", 1, "txn", "member-1", ms(1000));
   b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 2}, {"create_revision", 2}, {"lease", 77},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", "member-1", ms(1000))}});
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms(1000), "member-1")}});
   end(b, "client-1", 1, "ok", ms(1060));
   b.add("client-1", EventKind::ok, "acquire", ms(1060), {}, {{"key", "/lock"}, {"key_revision", 2}, {"lease", 77}});
   b.fault("pause", "start", ms(1100), {{"targets", {"member-1"}}, {"duration_ms", 5200}, {"start_ms", 1100}});
@@ -80,7 +77,7 @@ History reentry_on_a_key_a_failed_release_left() {
   b.truth("etcd", "key-delete", ms(16303), {{"key", "/lock"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
   send(b, "client-2", 1, "txn", "member-0", ms(16305));
   b.truth("etcd", "key-put", ms(16310), {{"key", "/lock"}, {"revision", 4}, {"create_revision", 4}, {"lease", 88},
-                                         {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", "member-0", ms(16305))}});
+                                         {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms(16305), "member-0")}});
   end(b, "client-2", 1, "ok", ms(16320));
   b.add("client-2", EventKind::ok, "acquire", ms(16320), {}, {{"key", "/lock"}, {"key_revision", 4}, {"lease", 88}});
   b.add("client-1", EventKind::invoke, "release", ms(16500));
@@ -157,7 +154,7 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
     b.add(client, EventKind::invoke, "acquire", ms(at), {{"mode", "exclusive"}});
     send(b, client, call, "txn", "member-0", ms(at));
     b.truth("etcd", "key-put", ms(at + 1), {{"key", "/lock"}, {"revision", rev}, {"create_revision", rev}, {"lease", lease},
-                                            {"value", client}, {"cause", request_cause(client, call, "txn", "member-0", ms(at))}});
+                                            {"value", client}, {"cause", request_cause(client, call, "txn", ms(at), "member-0")}});
     end(b, client, call, "ok", ms(at + 2));
     b.add(client, EventKind::ok, "acquire", ms(at + 2), {}, {{"key", "/lock"}, {"key_revision", rev}, {"lease", lease}});
   };
@@ -165,7 +162,7 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
     b.add(client, EventKind::invoke, "release", ms(at));
     send(b, client, call, "delete_range", "member-0", ms(at));
     b.truth("etcd", "key-delete", ms(at + 1), {{"key", "/lock"}, {"revision", rev},
-                                               {"cause", request_cause(client, call, "delete_range", "member-0", ms(at))}});
+                                               {"cause", request_cause(client, call, "delete_range", ms(at), "member-0")}});
     end(b, client, call, "ok", ms(at + 2));
     b.add(client, EventKind::ok, "release", ms(at + 2));
   };
@@ -184,13 +181,13 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
   // An owner record client-1 created and client-0 then wrote over: client-0's deleting it is
   // not a deletion of another client's key.
   b.truth("etcd", "key-put", ms(8603), {{"key", "/lock/owner"}, {"revision", 60}, {"create_revision", 60}, {"lease", 71},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 5, "put", "member-0", ms(8603))}});
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 5, "put", ms(8603), "member-0")}});
   b.truth("etcd", "key-put", ms(8650), {{"key", "/lock/owner"}, {"revision", 61}, {"create_revision", 60}, {"lease", 70},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 10, "put", "member-0", ms(8650))}});
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 10, "put", ms(8650), "member-0")}});
   b.add("client-0", EventKind::invoke, "release", ms(8655));
   send(b, "client-0", 11, "delete_range", "member-0", ms(8655));
   b.truth("etcd", "key-delete", ms(8656), {{"key", "/lock/owner"}, {"revision", 62},
-                                           {"cause", request_cause("client-0", 11, "delete_range", "member-0", ms(8655))}});
+                                           {"cause", request_cause("client-0", 11, "delete_range", ms(8655), "member-0")}});
   end(b, "client-0", 11, "ok", ms(8657));
   b.add("client-0", EventKind::ok, "release", ms(8657));
   release("client-4", 2, 7, 8700);
