@@ -290,14 +290,15 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       if (!failed.empty()) {
         s += " That " + op->op + " had failed: " + join_words(failed);
         if (!hit.empty()) s += "; meanwhile " + fault_clauses(hit, 4);
-        // Leaderless time explains a call that ended while no member led (none to answer it).
+        // Leaderless time explains a failed call sent while no member led (a follower with no
+        // leader drops the proposal) or one that ended then (none to answer it).
         std::vector<std::string> gaps;
         for (const auto& [a, b] : facts.leaderless(op->true_ns, done_ns, 100'000'000)) {
-          bool ended_in_it = false;
+          bool met_it = false;
           for (const CallRecord* call : facts.calls_of(client, op->true_ns, done_ns))
-            ended_in_it = ended_in_it || (call->invoke == op->index && call->outcome != "ok" &&
-                                          call->end_ns >= a && call->end_ns <= b);
-          if (ended_in_it) gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+            met_it = met_it || (call->invoke == op->index && call->outcome != "ok" &&
+                                ((call->end_ns >= a && call->end_ns <= b) || (call->sent_ns >= a && call->sent_ns <= b)));
+          if (met_it) gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
         }
         if (!gaps.empty()) s += "; no member led the cluster " + join_words(gaps);
         s += ".";
