@@ -8,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "checker/check_command.h"
+#include "checker/linearizability_check.h"
 
 namespace lockstep {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "checker/etcd_json.h"
+#include "kv_json/etcd_json.h"
 #include "model/etcd_kv.h"
 #include "model/kv_map.h"
 #include "model/mutex.h"
@@ -123,7 +123,12 @@ bool string_arg(const json& obj, const char* where, const char* field, std::stri
     error = std::string(where) + "." + field + ": expected a string";
     return false;
   }
-  out = unescape_bytes(it->get<std::string>());
+  auto bytes = unescape_bytes(it->get<std::string>());
+  if (!bytes) {
+    error = std::string(where) + "." + field + ": expected bytes escaped as \\\\ and \\xNN";
+    return false;
+  }
+  out = std::move(*bytes);
   return true;
 }
 

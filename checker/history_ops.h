@@ -10,7 +10,7 @@
 //   kv                   "get" (args.key; result.value), "put" and "append" (args.key,
 //                        args.value); strings; partition by key.
 //   etcd                 "range", "put", "delete_range", "txn", "lease_revoke" with the etcd
-//                        request in args and the response in result (checker/etcd_json.h); one
+//                        request in args and the response in result (kv_json/etcd_json.h); one
 //                        partition, since the store revision ties all keys together.
 //                        Serializable ranges and ranges at a past revision are not checked
 //                        (they are allowed to be stale).

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "checker/check_command.h"
+#include "checker/linearizability_check.h"
 
 namespace lockstep {
 
@@ -63,37 +63,6 @@ TEST_CASE("every Porcupine history gets its expected verdict") {
     }
     if (kv) CHECK(r.partitions > 1);  // by key
   }
-}
-
-TEST_CASE("etcd_095 is empty: an error - not a verdict") {
-  std::ostringstream out, err;
-  CheckOptions o;
-  o.file = kDataDir + "/jepsen/etcd_095.log";
-  CHECK(run_check_command(o, out, err) == 2);
-  CHECK(err.str().find("empty") != std::string::npos);
-  CHECK(out.str().empty());
-  o.format = "porcupine-etcd";
-  CHECK(run_check_command(o, out, err) == 2);
-}
-
-TEST_CASE("the command detects the format and defaults the model") {
-  std::ostringstream out, err;
-  CheckOptions o;
-  o.file = kDataDir + "/jepsen/etcd_002.log";
-  CHECK(run_check_command(o, out, err) == 0);
-  CHECK(out.str().find("model: cas-register") != std::string::npos);
-  o.file = kDataDir + "/jepsen/etcd_000.log";
-  out.str("");
-  CHECK(run_check_command(o, out, err) == 1);
-  CHECK(out.str().find("witness") != std::string::npos);
-  CHECK(out.str().find("cannot be placed next") != std::string::npos);
-  o.file = kDataDir + "/kv/c01-bad.txt";
-  out.str("");
-  CHECK(run_check_command(o, out, err) == 1);
-  CHECK(out.str().find("model: kv") != std::string::npos);
-  o.file = kDataDir + "/kv/c01-ok.txt";
-  CHECK(run_check_command(o, out, err) == 0);
-  CHECK(err.str().empty());
 }
 
 }  // namespace lockstep

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
-#include "checker/cli_numbers.h"  // finite_between, unsigned_integer, non_empty
+#include "cli/option_checks.h"  // finite_between, unsigned_integer, non_empty
 
 namespace lockstep::cli {
 

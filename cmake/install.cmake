@@ -21,7 +21,7 @@ if(CMAKE_BUILD_TYPE STREQUAL "Sanitize")
 endif()
 
 set(lockstep_installed_targets lockstep_lib lockstep_harness lockstep_sim lockstep_algorithms
-    lockstep_checker lockstep_kv lockstep_warnings)
+    lockstep_checker lockstep_kv_json lockstep_kv lockstep_warnings)
 if(TARGET lockstep_model)
   list(APPEND lockstep_installed_targets lockstep_model)
 endif()
@@ -39,7 +39,7 @@ endif()
 install(TARGETS ${lockstep_installed_targets} EXPORT lockstepTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-set(lockstep_header_folders kv model checker algorithms sim harness)
+set(lockstep_header_folders kv kv_json model checker algorithms sim harness)
 if(LOCKSTEP_BUILD_REAL_ETCD)
   list(APPEND lockstep_header_folders real_etcd real_run)
 endif()

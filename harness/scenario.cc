@@ -184,30 +184,6 @@ class Fields {
   std::set<std::string> seen_;
 };
 
-// escape_bytes() reversed, strictly: "\\\\" and "\\xNN" only.
-std::optional<std::string> unescape_lock_name(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\\') {
-      out.push_back(text[i]);
-      continue;
-    }
-    if (i + 1 < text.size() && text[i + 1] == '\\') {
-      out.push_back('\\');
-      ++i;
-      continue;
-    }
-    if (i + 3 < text.size() && text[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(text[i + 2])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 3]))) {
-      out.push_back(static_cast<char>(std::stoi(text.substr(i + 2, 2), nullptr, 16)));
-      i += 3;
-      continue;
-    }
-    return std::nullopt;
-  }
-  return out;
-}
-
 void parse_etcd(Fields f, sim::EtcdConfig& e) {
   // Optional: files written before releases differed are etcd 3.4.23's, the default.
   if (f.has_optional("version")) {
@@ -382,7 +358,7 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
   RunConfig& c = s.config;
   c.seed = f.unsigned64("seed");
   parse_algorithm(Fields(f.get("algorithm", "an object"), "algorithm"), c);
-  const auto lock_name = unescape_lock_name(f.string("lock_name"));
+  const auto lock_name = unescape_bytes(f.string("lock_name"));
   if (!lock_name || lock_name->empty())
     throw BadField{"lock_name", "expected a non-empty key (bytes escaped as \\\\ and \\xNN)"};
   c.lock_name = *lock_name;

@@ -35,6 +35,32 @@ std::string escape_bytes(const std::string& bytes) {
   return out;
 }
 
+std::optional<std::string> unescape_bytes(const std::string& text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out.push_back(text[i]);
+    } else if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out.push_back('\\');
+      i += 1;
+    } else if (i + 3 < text.size() && text[i + 1] == 'x' && hex(text[i + 2]) >= 0 &&
+               hex(text[i + 3]) >= 0) {
+      out.push_back(static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3])));
+      i += 3;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 Compare Compare::version_of(std::string key, CompareResult r, std::int64_t v) {
   Compare c;
   c.key = std::move(key);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -246,5 +247,10 @@ std::string prefix_range_end(const std::string& prefix);
 // Bytes as a printable, JSON-safe string: printable ASCII as is, a backslash doubled, any
 // other byte as \xNN. Every file format of lockstep writes keys and values this way.
 std::string escape_bytes(const std::string& bytes);
+
+// escape_bytes reversed: a doubled backslash and \xNN (hex digits in either case) are the only
+// escapes. nullopt on any other backslash, so a stray one in a hand-edited file is an error
+// rather than a different key.
+std::optional<std::string> unescape_bytes(const std::string& text);
 
 }  // namespace lockstep

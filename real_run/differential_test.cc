@@ -20,7 +20,7 @@
 #include <optional>
 #include <set>
 
-#include "checker/etcd_json.h"
+#include "kv_json/etcd_json.h"
 #include "real_run/kv_program.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"

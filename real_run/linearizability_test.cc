@@ -1,5 +1,5 @@
 // Concurrent KV histories from a real 3-member etcd pass the `etcd` linearizability model
-// (model/etcd_kv.h through checker/check_command.h), including the indeterminate operations a
+// (model/etcd_kv.h through checker/linearizability_check.h), including the indeterminate operations a
 // paused member causes; and the same history with one read's answer changed does not.
 //
 // Catch2's assertion macros may evaluate their argument more than once under g++ 12:
@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "checker/check_command.h"
-#include "checker/etcd_json.h"
+#include "checker/linearizability_check.h"
+#include "kv_json/etcd_json.h"
 #include "real_run/history_log.h"
 #include "real_etcd/etcd_kv_client.h"
 #include "real_etcd/event_loop.h"

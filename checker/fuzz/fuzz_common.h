@@ -3,7 +3,7 @@
 // that whatever a parser lets through is also exercised downstream.
 #pragma once
 
-#include "checker/check_command.h"
+#include "checker/linearizability_check.h"
 
 namespace lockstep::fuzz {
 

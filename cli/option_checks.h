@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace lockstep {
+namespace lockstep::cli {
 
 // A finite number in [min, max].
 inline CLI::Validator finite_between(double min, double max) {
@@ -64,4 +64,4 @@ inline CLI::Validator non_empty() {
       "");
 }
 
-}  // namespace lockstep
+}  // namespace lockstep::cli

@@ -1,14 +1,9 @@
-// `lockstep check FILE`: judge a recorded history for linearizability.
+// A history read in any format it comes in, and its whole linearizability check: what
+// `lockstep check` does between reading the file and printing the verdict.
 //
 // Formats: jsonl (a lockstep history, docs/history-format.md), porcupine-etcd (Jepsen etcd
-// logs), porcupine-kv (EDN op maps); detected from the first non-blank line when not given.
-// The model defaults from the format: porcupine-etcd -> cas-register, porcupine-kv -> kv,
-// jsonl -> the header's meta.model, else the model whose op names the history uses.
-//
-// Exit codes: 0 linearizable, 1 not linearizable, 2 bad input (unreadable, empty, truncated,
-// malformed: the message names the line and what was expected) or bad options, 3 unknown (a
-// budget ran out). Prints the verdict, the figures and, on a violation, the witness to `out`;
-// errors to `err`.
+// logs), porcupine-kv (EDN op maps); detect_history_format tells them apart by the first
+// non-blank line.
 #pragma once
 
 #include <iosfwd>
@@ -20,14 +15,6 @@
 #include "checker/linearizability.h"
 
 namespace lockstep {
-
-struct CheckOptions {
-  std::string file;
-  std::string format;  // "", "jsonl", "porcupine-etcd", "porcupine-kv"
-  std::string model;   // "", "mutex", "fenced-mutex", "cas-register", "kv", "etcd"
-  double time_budget_seconds = 60;
-  double memory_budget_mb = 2048;
-};
 
 enum class HistoryFormat { jsonl, porcupine_etcd, porcupine_kv };
 const char* history_format_name(HistoryFormat f);
@@ -54,7 +41,5 @@ struct CheckRun {
   std::size_t unchecked_ops = 0;
 };
 CheckRun check_history(const LoadedHistory& h, ModelKind model, const Budget& budget);
-
-int run_check_command(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace lockstep

@@ -26,7 +26,4 @@ std::string etcd_op_name(const model::EtcdKv::Input& in);
 nlohmann::json etcd_request_to_json(const model::EtcdKv::Input& in);
 nlohmann::json etcd_response_to_json(const model::EtcdKv::Output& out);
 
-// The inverse of escape_bytes (checker/history.h). Unknown escapes are kept literally.
-std::string unescape_bytes(const std::string& text);
-
 }  // namespace lockstep

@@ -1,5 +1,6 @@
-// The lockstep history -> model operations adapters, the importers' errors, and the command.
-#include "checker/history_ops.h"
+// `lockstep check`: the history -> model operations adapters, the importers' errors and the
+// command's options, verdicts and messages, end to end on files.
+#include "cli/check_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +10,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "checker/check_command.h"
-#include "checker/etcd_json.h"
+#include "checker/history_ops.h"
+#include "checker/linearizability_check.h"
+#include "kv_json/etcd_json.h"
 #include "checker/porcupine_import.h"
 
-namespace lockstep {
+namespace lockstep::cli {
 
 namespace {
 
@@ -269,12 +271,6 @@ TEST_CASE("kv and cas-register histories from JSON Lines") {
             .code == 1);
 }
 
-}  // namespace lockstep
-
-#include "checker/check_cli.h"
-
-namespace lockstep {
-
 TEST_CASE("check options parse with CLI11") {
   CLI::App app;
   CheckOptions o;
@@ -290,4 +286,38 @@ TEST_CASE("check options parse with CLI11") {
   CHECK_THROWS_AS(strict.parse("f --model nope", false), CLI::ValidationError);
 }
 
-}  // namespace lockstep
+// The command on Porcupine's own test data.
+const std::string kPorcupineDataDir = LOCKSTEP_PORCUPINE_DATA_DIR;
+
+TEST_CASE("etcd_095 is empty: an error - not a verdict") {
+  std::ostringstream out, err;
+  CheckOptions o;
+  o.file = kPorcupineDataDir + "/jepsen/etcd_095.log";
+  CHECK(run_check_command(o, out, err) == 2);
+  CHECK(err.str().find("empty") != std::string::npos);
+  CHECK(out.str().empty());
+  o.format = "porcupine-etcd";
+  CHECK(run_check_command(o, out, err) == 2);
+}
+
+TEST_CASE("the command detects the format and defaults the model") {
+  std::ostringstream out, err;
+  CheckOptions o;
+  o.file = kPorcupineDataDir + "/jepsen/etcd_002.log";
+  CHECK(run_check_command(o, out, err) == 0);
+  CHECK(out.str().find("model: cas-register") != std::string::npos);
+  o.file = kPorcupineDataDir + "/jepsen/etcd_000.log";
+  out.str("");
+  CHECK(run_check_command(o, out, err) == 1);
+  CHECK(out.str().find("witness") != std::string::npos);
+  CHECK(out.str().find("cannot be placed next") != std::string::npos);
+  o.file = kPorcupineDataDir + "/kv/c01-bad.txt";
+  out.str("");
+  CHECK(run_check_command(o, out, err) == 1);
+  CHECK(out.str().find("model: kv") != std::string::npos);
+  o.file = kPorcupineDataDir + "/kv/c01-ok.txt";
+  CHECK(run_check_command(o, out, err) == 0);
+  CHECK(err.str().empty());
+}
+
+}  // namespace lockstep::cli

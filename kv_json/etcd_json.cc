@@ -1,37 +1,13 @@
-#include "checker/etcd_json.h"
+#include "kv_json/etcd_json.h"
 
 #include <charconv>
 
-#include "checker/history.h"
+#include "kv/types.h"
 
 namespace lockstep {
 
 using nlohmann::json;
 using model::EtcdKv;
-
-std::string unescape_bytes(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\\') {
-      out.push_back('\\');
-      ++i;
-    } else if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' &&
-               hex(text[i + 2]) >= 0 && hex(text[i + 3]) >= 0) {
-      out.push_back(static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3])));
-      i += 3;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -74,7 +50,9 @@ struct Reader {
     const json* v = find(field);
     if (!v) return required ? fail(field, "a string") : true;
     if (!v->is_string()) return fail(field, "a string");
-    out = unescape_bytes(v->get<std::string>());
+    auto bytes = unescape_bytes(v->get<std::string>());
+    if (!bytes) return fail(field, "bytes escaped as \\\\ and \\xNN");
+    out = std::move(*bytes);
     return true;
   }
   template <class E, std::size_t N>
