@@ -1,4 +1,4 @@
-#include "algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/etcd_mutex.h"
 
 #include <cstdio>
 

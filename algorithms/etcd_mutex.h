@@ -26,9 +26,9 @@
 
 #include <memory>
 
-#include "algorithms/lock.h"
-#include "algorithms/registry.h"
-#include "algorithms/session.h"
+#include "lockstep/algorithms/lock.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/session.h"
 
 namespace lockstep {
 

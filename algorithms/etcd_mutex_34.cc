@@ -8,7 +8,7 @@
 // What it gets wrong: a waiter whose lease expired while it waited (its key deleted by etcd)
 //   is still told it holds the lock once the older keys are gone, while a later client, now
 //   the lowest key, holds it too. Plus the inherent lease problems of etcd-mutex.
-#include "algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
 

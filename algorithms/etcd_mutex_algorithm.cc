@@ -5,7 +5,7 @@
 // What it gets wrong: only the inherent limit of leases. A holder paused or partitioned past
 //   its TTL keeps believing it holds the lock after etcd deleted its key; nothing in a lease
 //   can prevent that, only fencing at the resource can (see etcd-mutex-fenced).
-#include "algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
 

@@ -9,7 +9,7 @@
 // What it gets wrong: nothing at the resource. Two clients may still briefly both *believe*
 //   they hold the lock (a paused holder past its TTL), so the mutual-exclusion check on
 //   beliefs can fail while the resource check passes: that contrast is the lesson.
-#include "algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
 

@@ -10,7 +10,7 @@
 // What it promises: no lost update for data kept in etcd, under every fault.
 // What it gets wrong: nothing for data in etcd; beliefs may still overlap (a paused holder),
 //   and a resource outside etcd gets no protection from it.
-#include "algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
 

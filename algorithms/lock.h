@@ -18,10 +18,10 @@
 #include <cstdint>
 #include <string>
 
-#include "kv/result.h"
-#include "kv/task.h"
-#include "kv/time.h"
-#include "kv/types.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/task.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep {
 

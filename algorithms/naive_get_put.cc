@@ -14,8 +14,8 @@
 //   option adds the lease problems (a holder past its TTL) on top.
 #include <memory>
 
-#include "algorithms/registry.h"
-#include "algorithms/session.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/session.h"
 
 namespace lockstep {
 namespace {

@@ -26,8 +26,8 @@
 //   it to its minimum TTL, 2 s by default).
 #include <memory>
 
-#include "algorithms/random_id.h"
-#include "algorithms/registry.h"
+#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kv/rng.h"
+#include "lockstep/kv/rng.h"
 
 namespace lockstep {
 

@@ -20,8 +20,8 @@
 //   it takes the lock with LockWithRetry until the acquire deadline.
 #include <memory>
 
-#include "algorithms/registry.h"
-#include "algorithms/tutorial_etcd_lock.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/tutorial_etcd_lock.h"
 
 namespace lockstep {
 namespace {

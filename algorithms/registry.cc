@@ -1,4 +1,4 @@
-#include "algorithms/registry.h"
+#include "lockstep/algorithms/registry.h"
 
 #include <deque>
 

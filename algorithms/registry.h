@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/lock.h"
-#include "kv/node_context.h"
+#include "lockstep/algorithms/lock.h"
+#include "lockstep/kv/node_context.h"
 
 namespace lockstep {
 

@@ -19,9 +19,9 @@
 #include <memory>
 #include <optional>
 
-#include "algorithms/random_id.h"
-#include "algorithms/registry.h"
-#include "algorithms/tutorial_etcd_lock.h"
+#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/tutorial_etcd_lock.h"
 
 namespace lockstep {
 namespace {

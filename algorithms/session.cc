@@ -1,4 +1,4 @@
-#include "algorithms/session.h"
+#include "lockstep/algorithms/session.h"
 
 #include <vector>
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "kv/node_context.h"
+#include "lockstep/kv/node_context.h"
 
 namespace lockstep {
 

@@ -14,8 +14,8 @@
 //   locks have leases (and why leases then bring their own problems).
 #include <memory>
 
-#include "algorithms/random_id.h"
-#include "algorithms/registry.h"
+#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
 namespace {

@@ -1,4 +1,4 @@
-#include "algorithms/tutorial_etcd_lock.h"
+#include "lockstep/algorithms/tutorial_etcd_lock.h"
 
 namespace lockstep {
 

@@ -21,9 +21,9 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/lock.h"
-#include "algorithms/session.h"
-#include "kv/node_context.h"
+#include "lockstep/algorithms/lock.h"
+#include "lockstep/algorithms/session.h"
+#include "lockstep/kv/node_context.h"
 
 namespace lockstep {
 

@@ -15,8 +15,8 @@
 //   parameter of LockWithRetry with no published value: 100 ms is this port's choice.
 #include <memory>
 
-#include "algorithms/registry.h"
-#include "algorithms/tutorial_etcd_lock.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/tutorial_etcd_lock.h"
 
 namespace lockstep {
 namespace {

@@ -19,8 +19,8 @@
 //   It is also a try-lock: acquiring means polling.
 #include <memory>
 
-#include "algorithms/registry.h"
-#include "algorithms/session.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/session.h"
 
 namespace lockstep {
 namespace {

@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/registry.h"
-#include "algorithms/session.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/session.h"
 
 namespace lockstep {
 namespace {

@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "bench/checker_bench.h"
+#include "lockstep/bench/checker_bench.h"
 
 int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : LOCKSTEP_PORCUPINE_DATA_DIR;

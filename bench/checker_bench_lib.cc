@@ -1,4 +1,4 @@
-#include "bench/checker_bench.h"
+#include "lockstep/bench/checker_bench.h"
 
 #include <sys/resource.h>
 
@@ -8,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "checker/linearizability_check.h"
+#include "lockstep/checker/linearizability_check.h"
 
 namespace lockstep {
 

@@ -1,17 +1,17 @@
-#include "bench/sim_bench.h"
+#include "lockstep/bench/sim_bench.h"
 
 #include <time.h>
 
 #include <chrono>
 #include <memory>
 
-#include "harness/run_request.h"
-#include "harness/sim_runner.h"
-#include "sim/etcd_cluster.h"
-#include "sim/network.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
-#include "sim/world.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/sim_runner.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/checker_bench.h"  // BenchFigure
+#include "lockstep/bench/checker_bench.h"  // BenchFigure
 
 namespace lockstep {
 

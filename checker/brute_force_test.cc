@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
-#include "checker/linearizability.h"
-#include "model/mutex.h"
-#include "model/register.h"
+#include "lockstep/checker/linearizability.h"
+#include "lockstep/model/mutex.h"
+#include "lockstep/model/register.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "checker/check_result.h"
+#include "lockstep/checker/check_result.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 #include <cstdio>
 #include <map>

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kv/types.h"  // escape_bytes
+#include "lockstep/kv/types.h"  // escape_bytes
 
 namespace lockstep {
 

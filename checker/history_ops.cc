@@ -1,15 +1,15 @@
-#include "checker/history_ops.h"
+#include "lockstep/checker/history_ops.h"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
 
-#include "kv_json/etcd_json.h"
-#include "model/etcd_kv.h"
-#include "model/kv_map.h"
-#include "model/mutex.h"
-#include "model/register.h"
+#include "lockstep/kv_json/etcd_json.h"
+#include "lockstep/model/etcd_kv.h"
+#include "lockstep/model/kv_map.h"
+#include "lockstep/model/mutex.h"
+#include "lockstep/model/register.h"
 
 namespace lockstep {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
-#include "checker/linearizability.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/checker/linearizability.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "checker/input_file.h"
+#include "lockstep/checker/input_file.h"
 
 #include <fstream>
 

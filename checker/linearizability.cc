@@ -1,4 +1,4 @@
-#include "checker/linearizability.h"
+#include "lockstep/checker/linearizability.h"
 
 #include <algorithm>
 #include <cassert>

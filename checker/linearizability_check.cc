@@ -1,8 +1,8 @@
-#include "checker/linearizability_check.h"
+#include "lockstep/checker/linearizability_check.h"
 
 #include <istream>
 
-#include "checker/porcupine_import.h"
+#include "lockstep/checker/porcupine_import.h"
 
 namespace lockstep {
 

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "checker/history.h"
-#include "checker/history_ops.h"
-#include "checker/linearizability.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/checker/history_ops.h"
+#include "lockstep/checker/linearizability.h"
 
 namespace lockstep {
 

@@ -1,10 +1,10 @@
-#include "checker/linearizability.h"
+#include "lockstep/checker/linearizability.h"
 
 #include <catch2/catch.hpp>
 
-#include "model/kv_map.h"
-#include "model/mutex.h"
-#include "model/register.h"
+#include "lockstep/model/kv_map.h"
+#include "lockstep/model/mutex.h"
+#include "lockstep/model/register.h"
 
 namespace lockstep {
 

@@ -1,9 +1,9 @@
-#include "checker/liveness_checker.h"
+#include "lockstep/checker/liveness_checker.h"
 
 #include <algorithm>
 #include <map>
 
-#include "checker/mutex_checker.h"
+#include "lockstep/checker/mutex_checker.h"
 
 namespace lockstep {
 

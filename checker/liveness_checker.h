@@ -14,8 +14,8 @@
 
 #include <cstdint>
 
-#include "checker/check_result.h"
-#include "checker/history.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

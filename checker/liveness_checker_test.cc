@@ -1,4 +1,4 @@
-#include "checker/liveness_checker.h"
+#include "lockstep/checker/liveness_checker.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "checker/lock_truth.h"
+#include "lockstep/checker/lock_truth.h"
 
 #include <algorithm>
 #include <set>

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

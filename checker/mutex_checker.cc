@@ -1,4 +1,4 @@
-#include "checker/mutex_checker.h"
+#include "lockstep/checker/mutex_checker.h"
 
 #include <algorithm>
 #include <climits>

@@ -13,8 +13,8 @@
 // invoked counts as overlapping, since nothing orders the two.
 #pragma once
 
-#include "checker/check_result.h"
-#include "checker/history.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

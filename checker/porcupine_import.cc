@@ -1,4 +1,4 @@
-#include "checker/porcupine_import.h"
+#include "lockstep/checker/porcupine_import.h"
 
 #include <cctype>
 #include <charconv>

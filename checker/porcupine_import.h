@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "checker/linearizability_check.h"
+#include "lockstep/checker/linearizability_check.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "checker/resource_checker.h"
+#include "lockstep/checker/resource_checker.h"
 
 #include <algorithm>
 #include <charconv>

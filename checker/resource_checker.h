@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <string>
 
-#include "checker/check_result.h"
-#include "checker/history.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/checker_bench.h"
-#include "bench/sim_bench.h"
-#include "cli/commands.h"
+#include "lockstep/bench/checker_bench.h"
+#include "lockstep/bench/sim_bench.h"
+#include "lockstep/cli/commands.h"
 
 namespace lockstep::cli {
 

@@ -1,12 +1,12 @@
-#include "cli/check_command.h"
+#include "lockstep/cli/check_command.h"
 
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
-#include "checker/input_file.h"
-#include "checker/linearizability_check.h"
-#include "cli/commands.h"
+#include "lockstep/checker/input_file.h"
+#include "lockstep/checker/linearizability_check.h"
+#include "lockstep/cli/commands.h"
 
 namespace lockstep::cli {
 

@@ -1,6 +1,6 @@
 // `lockstep check`: the history -> model operations adapters, the importers' errors and the
 // command's options, verdicts and messages, end to end on files.
-#include "cli/check_command.h"
+#include "lockstep/cli/check_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -10,10 +10,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "checker/history_ops.h"
-#include "checker/linearizability_check.h"
-#include "kv_json/etcd_json.h"
-#include "checker/porcupine_import.h"
+#include "lockstep/checker/history_ops.h"
+#include "lockstep/checker/linearizability_check.h"
+#include "lockstep/kv_json/etcd_json.h"
+#include "lockstep/checker/porcupine_import.h"
 
 namespace lockstep::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/commands.h"
+#include "lockstep/cli/commands.h"
 
 namespace lockstep::cli {
 

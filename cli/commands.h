@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
-#include "cli/option_checks.h"  // finite_between, unsigned_integer, non_empty
+#include "lockstep/cli/option_checks.h"  // finite_between, unsigned_integer, non_empty
 
 namespace lockstep::cli {
 

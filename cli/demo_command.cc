@@ -16,10 +16,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/commands.h"
-#include "cli/demo_index.h"
-#include "cli/demo_run.h"
-#include "harness/parallel_runs.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/cli/demo_index.h"
+#include "lockstep/cli/demo_run.h"
+#include "lockstep/harness/parallel_runs.h"
 
 namespace lockstep::cli {
 

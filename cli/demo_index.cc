@@ -1,4 +1,4 @@
-#include "cli/demo_index.h"
+#include "lockstep/cli/demo_index.h"
 
 #include <fmt/core.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "reports/html_text.h"
+#include "lockstep/reports/html_text.h"
 
 namespace lockstep::cli {
 

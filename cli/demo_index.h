@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/demo_run.h"
+#include "lockstep/cli/demo_run.h"
 
 namespace lockstep::cli {
 

@@ -1,6 +1,6 @@
-#include "cli/demo_plan.h"
+#include "lockstep/cli/demo_plan.h"
 
-#include "harness/scenario.h"
+#include "lockstep/harness/scenario.h"
 
 namespace lockstep::cli {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.h"
+#include "lockstep/algorithms/registry.h"
 
 namespace lockstep::cli {
 

@@ -1,14 +1,14 @@
-#include "cli/demo_run.h"
+#include "lockstep/cli/demo_run.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "harness/explore.h"
-#include "harness/replay.h"
-#include "harness/run_files.h"
-#include "harness/shrink.h"
-#include "reports/explain.h"
-#include "reports/report_files.h"
+#include "lockstep/harness/explore.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/shrink.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/report_files.h"
 
 namespace lockstep::cli {
 

@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/registry.h"
-#include "cli/demo_plan.h"
-#include "kv/time.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/cli/demo_plan.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::cli {
 

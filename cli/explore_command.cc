@@ -11,13 +11,13 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/commands.h"
-#include "cli/demo_plan.h"
-#include "cli/run_report.h"
-#include "harness/explore.h"
-#include "harness/parallel_runs.h"
-#include "harness/run_files.h"
-#include "harness/scenario.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/cli/demo_plan.h"
+#include "lockstep/cli/run_report.h"
+#include "lockstep/harness/explore.h"
+#include "lockstep/harness/parallel_runs.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/scenario.h"
 
 namespace lockstep::cli {
 

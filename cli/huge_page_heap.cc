@@ -1,11 +1,11 @@
-#include "cli/huge_page_heap.h"
+#include "lockstep/cli/huge_page_heap.h"
 
 #include <gperftools/malloc_extension.h>
 
 #include <cstddef>
 #include <mutex>
 
-#include "cli/huge_page_regions.h"
+#include "lockstep/cli/huge_page_regions.h"
 
 namespace lockstep::cli {
 

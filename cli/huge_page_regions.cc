@@ -1,4 +1,4 @@
-#include "cli/huge_page_regions.h"
+#include "lockstep/cli/huge_page_regions.h"
 
 #include <sys/mman.h>
 

@@ -1,8 +1,8 @@
 #include <fmt/core.h>
 
-#include "algorithms/registry.h"
-#include "cli/commands.h"
-#include "sim/faults.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/sim/faults.h"
 
 namespace lockstep::cli {
 

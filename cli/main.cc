@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/commands.h"
+#include "lockstep/cli/commands.h"
 #ifdef LOCKSTEP_HUGE_PAGE_HEAP
-#include "cli/huge_page_heap.h"
+#include "lockstep/cli/huge_page_heap.h"
 #endif
 
 int main(int argc, char** argv) {

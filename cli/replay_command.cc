@@ -6,10 +6,10 @@
 // --runs N replays N times and fails (1) unless every run gives the same history hash.
 #include <iostream>
 
-#include "cli/commands.h"
-#include "cli/run_report.h"
-#include "harness/replay.h"
-#include "harness/run_files.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/cli/run_report.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/run_files.h"
 
 namespace lockstep::cli {
 

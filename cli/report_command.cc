@@ -2,9 +2,9 @@
 // `lockstep report DIR --explanation-json` prints its explanation as JSON instead.
 #include <iostream>
 
-#include "cli/commands.h"
-#include "reports/explain.h"
-#include "reports/report_files.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/report_files.h"
 
 namespace lockstep::cli {
 

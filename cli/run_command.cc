@@ -3,13 +3,13 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli/commands.h"
-#include "cli/run_real.h"
-#include "cli/run_real_security.h"
-#include "cli/run_report.h"
-#include "harness/run_request.h"
-#include "harness/run_files.h"
-#include "harness/sim_runner.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/cli/run_real.h"
+#include "lockstep/cli/run_real_security.h"
+#include "lockstep/cli/run_report.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep::cli {
 

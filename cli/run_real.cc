@@ -1,4 +1,4 @@
-#include "cli/run_real.h"
+#include "lockstep/cli/run_real.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -6,14 +6,14 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/commands.h"
-#include "cli/run_real_security.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/cli/run_real_security.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
-#include "real_run/interrupt.h"
-#include "real_run/run_request.h"
-#include "real_run/runner.h"
-#include "harness/run_files.h"
-#include "reports/report_files.h"
+#include "lockstep/real_run/interrupt.h"
+#include "lockstep/real_run/run_request.h"
+#include "lockstep/real_run/runner.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/reports/report_files.h"
 #endif
 
 namespace lockstep::cli {

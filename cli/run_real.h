@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_request.h"
+#include "lockstep/harness/run_request.h"
 
 namespace lockstep::cli {
 

@@ -5,8 +5,8 @@
 // Every client of the run, the runner's own included, connects with them.
 #pragma once
 
-#include "cli/run_real.h"
-#include "real_run/run_request.h"
+#include "lockstep/cli/run_real.h"
+#include "lockstep/real_run/run_request.h"
 
 namespace lockstep::cli {
 

@@ -1,6 +1,6 @@
-#include "cli/run_report.h"
+#include "lockstep/cli/run_report.h"
 
-#include "reports/report_files.h"
+#include "lockstep/reports/report_files.h"
 
 namespace lockstep::cli {
 

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/commands.h"
-#include "harness/scenario.h"
-#include "harness/shrink.h"
+#include "lockstep/cli/commands.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/shrink.h"
 
 namespace lockstep::cli {
 

@@ -1,5 +1,5 @@
 # Installing lockstep as a library: `cmake --install BUILD --prefix P` puts the static
-# libraries, the headers (P/include/lockstep/<folder>/*.h) and a CMake package in P, so that
+# libraries, the public headers (P/include/lockstep/<folder>/*.h) and a CMake package in P, so that
 # a user's project does `find_package(lockstep)` and links `lockstep::lockstep`
 # (examples/lock-property is such a project; a CTest builds it against a fresh install).
 include(GNUInstallDirs)
@@ -13,7 +13,7 @@ set_target_properties(lockstep_lib PROPERTIES EXPORT_NAME lockstep)
 target_link_libraries(lockstep_lib INTERFACE lockstep_harness)
 target_compile_features(lockstep_lib INTERFACE cxx_std_20)
 target_include_directories(lockstep_lib INTERFACE
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/lockstep>)
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 if(CMAKE_BUILD_TYPE STREQUAL "Sanitize")
   # Sanitized static libraries need the sanitizer runtime in whatever links them.
   target_compile_options(lockstep_lib INTERFACE -fsanitize=address,undefined)
@@ -39,15 +39,42 @@ endif()
 install(TARGETS ${lockstep_installed_targets} EXPORT lockstepTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-set(lockstep_header_folders kv kv_json model checker algorithms sim harness)
+# The headers a user's project includes, and every project header they include in turn (the
+# compiler lists them at configure time, so the installed set can neither miss one nor carry
+# internals nobody reaches: the simulator's innards come along only because sim_runner.h
+# reaches them).
+set(lockstep_public_headers
+  kv/node_context.h kv/task.h kv/kv_client.h kv/types.h kv/result.h kv/time.h kv/rng.h
+  algorithms/lock.h algorithms/registry.h algorithms/session.h
+  checker/history.h checker/mutex_checker.h checker/resource_checker.h checker/liveness_checker.h
+  checker/linearizability_check.h
+  harness/sim_runner.h harness/scenario.h harness/scenario_gen.h harness/scenario_prop.h
+  harness/replay.h harness/explore.h harness/shrink.h harness/checks.h harness/run_files.h
+  harness/run_config.h)
 if(LOCKSTEP_BUILD_REAL_ETCD)
-  list(APPEND lockstep_header_folders real_etcd real_run)
+  list(APPEND lockstep_public_headers real_run/runner.h)
 endif()
-foreach(folder ${lockstep_header_folders})
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lockstep/${folder}
-          FILES_MATCHING PATTERN "*.h"
-          PATTERN "fuzz" EXCLUDE PATTERN "testdata" EXCLUDE)
+set(lockstep_public_headers_source "")
+foreach(header ${lockstep_public_headers})
+  string(APPEND lockstep_public_headers_source "#include <lockstep/${header}>\n")
+endforeach()
+file(WRITE ${PROJECT_BINARY_DIR}/public_headers.cc "${lockstep_public_headers_source}")
+execute_process(
+  COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -I${PROJECT_BINARY_DIR}/include -MM -MG
+          ${PROJECT_BINARY_DIR}/public_headers.cc
+  OUTPUT_VARIABLE lockstep_header_deps RESULT_VARIABLE lockstep_header_deps_status
+  ERROR_VARIABLE lockstep_header_deps_error)
+if(NOT lockstep_header_deps_status EQUAL 0)
+  message(FATAL_ERROR "listing the installed headers failed: ${lockstep_header_deps_error}")
+endif()
+string(REGEX MATCHALL "${PROJECT_BINARY_DIR}/include/lockstep/[A-Za-z0-9_/.]+\\.h"
+       lockstep_installed_headers "${lockstep_header_deps}")
+list(REMOVE_DUPLICATES lockstep_installed_headers)
+foreach(header ${lockstep_installed_headers})
+  string(REPLACE "${PROJECT_BINARY_DIR}/include/lockstep/" "" relative ${header})
+  get_filename_component(folder ${relative} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${relative}
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lockstep/${folder})
 endforeach()
 
 set(lockstep_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/lockstep)

@@ -13,6 +13,23 @@ function(step)
 endfunction()
 
 step(${CMAKE_COMMAND} --install ${LOCKSTEP_BUILD_DIR} --prefix ${prefix})
+
+# Every installed header compiles on its own with only the prefix on the include path (none
+# reaches a header left out of the install), and the headers are there only under lockstep/.
+file(GLOB_RECURSE installed_headers RELATIVE ${prefix}/include ${prefix}/include/*.h)
+if(NOT installed_headers)
+  message(FATAL_ERROR "no header installed under ${prefix}/include")
+endif()
+set(all_headers "")
+foreach(header ${installed_headers})
+  if(NOT header MATCHES "^lockstep/")
+    message(FATAL_ERROR "installed outside include/lockstep/: ${header}")
+  endif()
+  string(APPEND all_headers "#include <${header}>\n")
+endforeach()
+file(WRITE ${LOCKSTEP_WORK_DIR}/all_headers.cc "${all_headers}")
+step(${LOCKSTEP_CXX_COMPILER} -std=c++20 -fsyntax-only -I${prefix}/include
+     ${LOCKSTEP_WORK_DIR}/all_headers.cc)
 # The example is built with the same build type (its flags: Sanitize's come with the
 # installed target) and the same compiler.
 set(type ${LOCKSTEP_BUILD_TYPE})

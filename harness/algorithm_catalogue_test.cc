@@ -12,12 +12,12 @@
 #include <algorithm>
 #include <optional>
 
-#include "algorithms/registry.h"
-#include "kv/forwarding_kv_client.h"
-#include "harness/sim_runner.h"
-#include "sim/etcd_cluster.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/kv/forwarding_kv_client.h"
+#include "lockstep/harness/sim_runner.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep {
 namespace {

@@ -3,8 +3,8 @@
 // correct ones survive many seeds of the faults they are meant to survive.
 #include <catch2/catch.hpp>
 
-#include "harness/run_request.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 namespace {

@@ -1,12 +1,12 @@
-#include "harness/checks.h"
+#include "lockstep/harness/checks.h"
 
 #include <algorithm>
 
-#include "algorithms/registry.h"
-#include "checker/liveness_checker.h"
-#include "checker/lock_truth.h"
-#include "checker/mutex_checker.h"
-#include "checker/resource_checker.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/checker/liveness_checker.h"
+#include "lockstep/checker/lock_truth.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/checker/resource_checker.h"
 
 namespace lockstep {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/check_result.h"
-#include "checker/history.h"
-#include "harness/run_config.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/harness/run_config.h"
 
 namespace lockstep {
 

@@ -1,5 +1,5 @@
 // run_checks: what the checks add to the checkers' own verdicts.
-#include "harness/checks.h"
+#include "lockstep/harness/checks.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "harness/counter_resource.h"
+#include "lockstep/harness/counter_resource.h"
 
 #include <algorithm>
 

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/run_request.h"
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 namespace {

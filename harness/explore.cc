@@ -1,4 +1,4 @@
-#include "harness/explore.h"
+#include "lockstep/harness/explore.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,8 +8,8 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/parallel_runs.h"
-#include "harness/replay.h"
+#include "lockstep/harness/parallel_runs.h"
+#include "lockstep/harness/replay.h"
 
 namespace lockstep {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_request.h"
-#include "harness/shrink.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/shrink.h"
 
 namespace lockstep {
 

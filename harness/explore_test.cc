@@ -1,12 +1,12 @@
-#include "harness/explore.h"
+#include "lockstep/harness/explore.h"
 
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <set>
 
-#include "harness/replay.h"
-#include "harness/scenario.h"
-#include "harness/shrink.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/shrink.h"
 
 namespace lockstep {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/fault_schedule.h"
+#include "lockstep/harness/fault_schedule.h"
 
 #include <algorithm>
 #include <sstream>

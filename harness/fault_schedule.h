@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "kv/rng.h"
-#include "sim/faults.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/sim/faults.h"
 
 namespace lockstep {
 

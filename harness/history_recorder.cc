@@ -1,4 +1,4 @@
-#include "harness/history_recorder.h"
+#include "lockstep/harness/history_recorder.h"
 
 namespace lockstep {
 

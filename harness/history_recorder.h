@@ -9,10 +9,10 @@
 #include <map>
 #include <string>
 
-#include "checker/history.h"
-#include "harness/history_writer.h"
-#include "harness/workload.h"
-#include "sim/world.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/harness/history_writer.h"
+#include "lockstep/harness/workload.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "harness/history_writer.h"
+#include "lockstep/harness/history_writer.h"
 
 #include <stdexcept>
 

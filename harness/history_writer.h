@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
-#include "checker/history.h"
-#include "kv/time.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep {
 

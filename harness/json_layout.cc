@@ -1,4 +1,4 @@
-#include "harness/json_layout.h"
+#include "lockstep/harness/json_layout.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "harness/parallel_runs.h"
+#include "lockstep/harness/parallel_runs.h"
 
 #include <algorithm>
 #include <atomic>

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "harness/run_config.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

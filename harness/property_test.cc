@@ -2,9 +2,9 @@
 // counterexample as a scenario file for `lockstep replay`.
 #include <catch2/catch.hpp>
 
-#include "harness/replay.h"
-#include "harness/scenario_gen.h"
-#include "harness/scenario_prop.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/scenario_gen.h"
+#include "lockstep/harness/scenario_prop.h"
 
 namespace lockstep {
 namespace {

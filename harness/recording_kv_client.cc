@@ -1,8 +1,8 @@
-#include "harness/recording_kv_client.h"
+#include "lockstep/harness/recording_kv_client.h"
 
 #include <utility>
 
-#include "kv/types.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep {
 

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kv/forwarding_kv_client.h"
+#include "lockstep/kv/forwarding_kv_client.h"
 
 namespace lockstep {
 

@@ -1,12 +1,12 @@
 // RecordingKvClient: the real backend's call records, checked over the simulated cluster.
-#include "harness/recording_kv_client.h"
+#include "lockstep/harness/recording_kv_client.h"
 
 #include <catch2/catch.hpp>
 
-#include "sim/etcd_cluster.h"
-#include "sim/network.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/replay.h"
+#include "lockstep/harness/replay.h"
 
 namespace lockstep {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

@@ -1,6 +1,6 @@
-#include "harness/resource.h"
+#include "lockstep/harness/resource.h"
 
-#include "checker/resource_checker.h"
+#include "lockstep/checker/resource_checker.h"
 
 namespace lockstep {
 

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <string>
 
-#include "algorithms/lock.h"
-#include "kv/kv_client.h"
-#include "kv/result.h"
-#include "kv/task.h"
+#include "lockstep/algorithms/lock.h"
+#include "lockstep/kv/kv_client.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/task.h"
 
 namespace lockstep {
 

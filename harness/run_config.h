@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.h"
-#include "kv/time.h"
-#include "sim/etcd_config.h"
-#include "sim/faults.h"
-#include "sim/network.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/sim/etcd_config.h"
+#include "lockstep/sim/faults.h"
+#include "lockstep/sim/network.h"
 
 namespace lockstep {
 

@@ -1,6 +1,6 @@
-#include "harness/run_files.h"
+#include "lockstep/harness/run_files.h"
 
-#include "harness/replay.h"
+#include "lockstep/harness/replay.h"
 
 #include <cctype>
 #include <fstream>

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run_config.h"
-#include "harness/scenario.h"  // run_config_to_json, which used to live here
-#include "harness/sim_runner.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/harness/scenario.h"  // run_config_to_json, which used to live here
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

@@ -1,9 +1,9 @@
-#include "harness/run_request.h"
+#include "lockstep/harness/run_request.h"
 
 #include <algorithm>
 
-#include "harness/fault_schedule.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/fault_schedule.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

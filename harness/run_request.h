@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/run_config.h"
+#include "lockstep/harness/run_config.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "harness/scenario.h"
+#include "lockstep/harness/scenario.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "checker/input_file.h"
-#include "harness/checks.h"
-#include "harness/json_layout.h"
-#include "harness/sim_runner.h"
-#include "kv/types.h"
+#include "lockstep/checker/input_file.h"
+#include "lockstep/harness/checks.h"
+#include "lockstep/harness/json_layout.h"
+#include "lockstep/harness/sim_runner.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep {
 

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run_config.h"
+#include "lockstep/harness/run_config.h"
 
 namespace lockstep {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_config.h"
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "harness/scenario.h"
+#include "lockstep/harness/scenario.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "harness/replay.h"
-#include "harness/run_files.h"
-#include "harness/run_request.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/run_request.h"
 
 namespace lockstep {
 namespace {

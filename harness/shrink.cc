@@ -1,11 +1,11 @@
-#include "harness/shrink.h"
+#include "lockstep/harness/shrink.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
 
-#include "harness/parallel_runs.h"
+#include "lockstep/harness/parallel_runs.h"
 
 namespace lockstep {
 

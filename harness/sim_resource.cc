@@ -1,4 +1,4 @@
-#include "harness/sim_resource.h"
+#include "lockstep/harness/sim_resource.h"
 
 namespace lockstep {
 

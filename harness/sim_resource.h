@@ -11,11 +11,11 @@
 #include <map>
 #include <memory>
 
-#include "harness/counter_resource.h"
-#include "harness/resource.h"
-#include "sim/network.h"
-#include "sim/wake.h"
-#include "sim/world.h"
+#include "lockstep/harness/counter_resource.h"
+#include "lockstep/harness/resource.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/wake.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep {
 

@@ -1,19 +1,19 @@
-#include "harness/sim_runner.h"
+#include "lockstep/harness/sim_runner.h"
 
 #include <memory>
 #include <set>
 #include <stdexcept>
 
-#include "harness/checks.h"
-#include "harness/sim_resource.h"
-#include "harness/history_recorder.h"
-#include "harness/workload.h"
-#include "sim/etcd_cluster.h"
-#include "sim/faults.h"
-#include "sim/network.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
-#include "sim/world.h"
+#include "lockstep/harness/checks.h"
+#include "lockstep/harness/sim_resource.h"
+#include "lockstep/harness/history_recorder.h"
+#include "lockstep/harness/workload.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/faults.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep {
 

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "checker/check_result.h"
-#include "checker/history.h"
-#include "harness/run_config.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/harness/run_config.h"
 
 namespace lockstep {
 

@@ -1,8 +1,8 @@
-#include "harness/sim_runner.h"
+#include "lockstep/harness/sim_runner.h"
 
 #include <catch2/catch.hpp>
 
-#include "harness/run_files.h"
+#include "lockstep/harness/run_files.h"
 
 namespace lockstep {
 namespace {

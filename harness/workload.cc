@@ -1,4 +1,4 @@
-#include "harness/workload.h"
+#include "lockstep/harness/workload.h"
 
 namespace lockstep {
 

@@ -18,11 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/lock.h"
-#include "checker/history.h"
-#include "harness/resource.h"
-#include "harness/run_config.h"
-#include "kv/node_context.h"
+#include "lockstep/algorithms/lock.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/harness/resource.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/kv/node_context.h"
 
 namespace lockstep {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <utility>
 
-#include "kv/kv_client.h"
+#include "lockstep/kv/kv_client.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "kv/frame_pool.h"
+#include "lockstep/kv/frame_pool.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -19,10 +19,10 @@
 #include <string_view>
 #include <utility>
 
-#include "kv/kv_client.h"
-#include "kv/rng.h"
-#include "kv/task.h"
-#include "kv/time.h"
+#include "lockstep/kv/kv_client.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/task.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "kv/result.h"
+#include "lockstep/kv/result.h"
 
 namespace lockstep {
 

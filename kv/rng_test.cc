@@ -1,4 +1,4 @@
-#include "kv/rng.h"
+#include "lockstep/kv/rng.h"
 
 #include <catch2/catch.hpp>
 

@@ -21,7 +21,7 @@
 #include <optional>
 #include <utility>
 
-#include "kv/frame_pool.h"
+#include "lockstep/kv/frame_pool.h"
 
 namespace lockstep {
 

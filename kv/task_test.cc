@@ -1,4 +1,4 @@
-#include "kv/task.h"
+#include "lockstep/kv/task.h"
 
 #include <catch2/catch.hpp>
 #include <coroutine>

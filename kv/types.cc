@@ -1,4 +1,4 @@
-#include "kv/types.h"
+#include "lockstep/kv/types.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "kv/types.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep {
 namespace {

@@ -1,8 +1,8 @@
-#include "kv_json/etcd_json.h"
+#include "lockstep/kv_json/etcd_json.h"
 
 #include <charconv>
 
-#include "kv/types.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep {
 

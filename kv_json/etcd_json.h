@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/etcd_kv.h"
+#include "lockstep/model/etcd_kv.h"
 
 namespace lockstep {
 

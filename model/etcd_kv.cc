@@ -1,4 +1,4 @@
-#include "model/etcd_kv.h"
+#include "lockstep/model/etcd_kv.h"
 
 #include <algorithm>
 #include <sstream>

@@ -24,8 +24,8 @@
 #include <string>
 #include <variant>
 
-#include "kv/types.h"
-#include "model/model.h"
+#include "lockstep/kv/types.h"
+#include "lockstep/model/model.h"
 
 namespace lockstep::model {
 

@@ -1,4 +1,4 @@
-#include "model/kv_map.h"
+#include "lockstep/model/kv_map.h"
 
 namespace lockstep::model {
 

@@ -1,4 +1,4 @@
-#include "model/mutex.h"
+#include "lockstep/model/mutex.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "model/register.h"
+#include "lockstep/model/register.h"
 
 namespace lockstep::model {
 

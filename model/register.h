@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "model/model.h"
+#include "lockstep/model/model.h"
 
 namespace lockstep::model {
 

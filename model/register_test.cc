@@ -1,8 +1,8 @@
-#include "model/register.h"
+#include "lockstep/model/register.h"
 
 #include <catch2/catch.hpp>
 
-#include "model/kv_map.h"
+#include "lockstep/model/kv_map.h"
 
 namespace lockstep::model {
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <utility>
 
-#include "real_etcd/loop_core.h"
+#include "lockstep/real_etcd/loop_core.h"
 
 namespace lockstep::real {
 

@@ -1,4 +1,4 @@
-#include "real_etcd/channel_credentials.h"
+#include "lockstep/real_etcd/channel_credentials.h"
 
 #include <cerrno>
 #include <cstring>

@@ -14,8 +14,8 @@
 
 #include <memory>
 
-#include "kv/result.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace lockstep::real {
 

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "kv/result.h"
-#include "kv/task.h"
-#include "real_etcd/error_mapping.h"
-#include "real_etcd/etcd_client_options.h"
-#include "real_etcd/loop_core.h"
-#include "real_etcd/unary_call.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/task.h"
+#include "lockstep/real_etcd/error_mapping.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
+#include "lockstep/real_etcd/loop_core.h"
+#include "lockstep/real_etcd/unary_call.h"
 
 namespace lockstep::real {
 

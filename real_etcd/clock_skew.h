@@ -8,7 +8,7 @@
 // drift_rate must be > -1 (a clock that stops or runs backwards is a jump, not a drift).
 #pragma once
 
-#include "kv/time.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::real {
 

@@ -1,4 +1,4 @@
-#include "real_etcd/clock_skew.h"
+#include "lockstep/real_etcd/clock_skew.h"
 
 #include <catch2/catch.hpp>
 

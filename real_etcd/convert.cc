@@ -1,4 +1,4 @@
-#include "real_etcd/convert.h"
+#include "lockstep/real_etcd/convert.h"
 
 namespace lockstep::real {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "etcdpb/rpc.pb.h"
-#include "kv/types.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep::real {
 

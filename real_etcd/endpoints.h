@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/result.h"
+#include "lockstep/kv/result.h"
 
 namespace lockstep::real {
 

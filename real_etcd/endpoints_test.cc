@@ -1,4 +1,4 @@
-#include "real_etcd/endpoints.h"
+#include "lockstep/real_etcd/endpoints.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "real_etcd/error_mapping.h"
+#include "lockstep/real_etcd/error_mapping.h"
 
 #include <string>
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "kv/result.h"
+#include "lockstep/kv/result.h"
 
 namespace lockstep::real {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kv/time.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::real {
 

@@ -1,16 +1,16 @@
-#include "real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
-#include "real_etcd/channel_credentials.h"
-#include "real_etcd/client_core.h"
-#include "real_etcd/convert.h"
-#include "real_etcd/endpoints.h"
-#include "real_etcd/keep_alive_channel.h"
-#include "real_etcd/loop_core.h"
-#include "real_etcd/watch_stream.h"
+#include "lockstep/real_etcd/channel_credentials.h"
+#include "lockstep/real_etcd/client_core.h"
+#include "lockstep/real_etcd/convert.h"
+#include "lockstep/real_etcd/endpoints.h"
+#include "lockstep/real_etcd/keep_alive_channel.h"
+#include "lockstep/real_etcd/loop_core.h"
+#include "lockstep/real_etcd/watch_stream.h"
 
 namespace lockstep::real {
 

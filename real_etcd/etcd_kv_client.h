@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
-#include "kv/kv_client.h"
-#include "kv/result.h"
-#include "real_etcd/etcd_client_options.h"
-#include "real_etcd/event_loop.h"
+#include "lockstep/kv/kv_client.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 namespace lockstep::real {
 

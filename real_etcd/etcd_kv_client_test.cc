@@ -1,16 +1,16 @@
 // Integration tests: EtcdKvClient and PrefixedKvClient against a real single-member etcd
 // started by LocalCluster. Every test keeps to keys under its own unique prefix.
-#include "real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "real_etcd/link_proxy.h"
-#include "real_etcd/prefixed_kv_client.h"
-#include "real_etcd/real_node_context.h"
-#include "real_etcd/test_cluster.h"
+#include "lockstep/real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/real_node_context.h"
+#include "lockstep/real_etcd/test_cluster.h"
 
 namespace lockstep::real {
 namespace {

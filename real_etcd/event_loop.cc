@@ -1,11 +1,11 @@
-#include "real_etcd/event_loop.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
-#include "real_etcd/loop_core.h"
-#include "real_etcd/timer.h"
+#include "lockstep/real_etcd/loop_core.h"
+#include "lockstep/real_etcd/timer.h"
 
 namespace lockstep::real {
 

@@ -22,9 +22,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "kv/node_context.h"
-#include "kv/task.h"
-#include "kv/time.h"
+#include "lockstep/kv/node_context.h"
+#include "lockstep/kv/task.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::real {
 

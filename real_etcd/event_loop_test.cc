@@ -1,4 +1,4 @@
-#include "real_etcd/event_loop.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "real_etcd/real_node_context.h"
+#include "lockstep/real_etcd/real_node_context.h"
 
 namespace lockstep::real {
 namespace {

@@ -1,8 +1,8 @@
-#include "real_etcd/keep_alive_channel.h"
+#include "lockstep/real_etcd/keep_alive_channel.h"
 
 #include <algorithm>
 
-#include "real_etcd/convert.h"
+#include "lockstep/real_etcd/convert.h"
 
 namespace lockstep::real {
 

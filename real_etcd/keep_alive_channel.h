@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "kv/result.h"
-#include "kv/task.h"
-#include "kv/types.h"
-#include "real_etcd/bidi_stream.h"
-#include "real_etcd/client_core.h"
-#include "real_etcd/timer.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/task.h"
+#include "lockstep/kv/types.h"
+#include "lockstep/real_etcd/bidi_stream.h"
+#include "lockstep/real_etcd/client_core.h"
+#include "lockstep/real_etcd/timer.h"
 
 namespace lockstep::real {
 

@@ -1,4 +1,4 @@
-#include "real_etcd/keep_alive_dropper.h"
+#include "lockstep/real_etcd/keep_alive_dropper.h"
 
 namespace lockstep::real {
 

@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "kv/forwarding_kv_client.h"
-#include "real_etcd/event_loop.h"
+#include "lockstep/kv/forwarding_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 namespace lockstep::real {
 

@@ -1,6 +1,6 @@
-#include "real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/link_proxy.h"
 
-#include "kv/tcp_retransmission.h"
+#include "lockstep/kv/tcp_retransmission.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

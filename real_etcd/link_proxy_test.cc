@@ -1,7 +1,7 @@
 // LinkProxy: bytes flow through it, a block holds one direction (and only it) until it is
 // lifted, and with a real 3-member cluster behind it, cutting the leader off its peers makes
 // the others elect a new leader: the proxy tells the members' connections apart.
-#include "real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/link_proxy.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,7 +17,7 @@
 #include <grpcpp/create_channel.h>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 namespace lockstep::real {
 namespace {

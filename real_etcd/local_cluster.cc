@@ -1,4 +1,4 @@
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <thread>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "real_etcd/channel_credentials.h"
+#include "lockstep/real_etcd/channel_credentials.h"
 
 extern char** environ;
 

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "kv/result.h"
-#include "kv/time.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace grpc {
 class ChannelCredentials;

@@ -1,6 +1,6 @@
 // LocalCluster and the client under real faults: member kill, restart and pause, plus the
 // guarantee that nothing (process or data dir) is left behind.
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 #include <grpcpp/create_channel.h>
 #include <signal.h>
@@ -14,8 +14,8 @@
 #include <iostream>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/test_cluster.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/test_cluster.h"
 
 namespace lockstep::real {
 namespace {

@@ -1,4 +1,4 @@
-#include "real_etcd/loop_core.h"
+#include "lockstep/real_etcd/loop_core.h"
 
 #include <grpc/support/time.h>
 

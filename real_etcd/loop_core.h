@@ -17,7 +17,7 @@
 
 #include <cstddef>
 
-#include "kv/time.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::real {
 

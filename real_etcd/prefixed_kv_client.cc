@@ -1,4 +1,4 @@
-#include "real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
 
 #include <cassert>
 

@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "kv/kv_client.h"
+#include "lockstep/kv/kv_client.h"
 
 namespace lockstep::real {
 

@@ -1,10 +1,10 @@
 // Unit tests of the key translation with a recording fake; the isolation test against a real
 // etcd is in etcd_kv_client_test.cc.
-#include "real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
 
 #include <catch2/catch.hpp>
 
-#include "real_etcd/event_loop.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 namespace lockstep::real {
 namespace {

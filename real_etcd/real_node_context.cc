@@ -1,4 +1,4 @@
-#include "real_etcd/real_node_context.h"
+#include "lockstep/real_etcd/real_node_context.h"
 
 #include <algorithm>
 #include <chrono>

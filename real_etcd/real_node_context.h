@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/node_context.h"
-#include "real_etcd/clock_skew.h"
-#include "real_etcd/event_loop.h"
+#include "lockstep/kv/node_context.h"
+#include "lockstep/real_etcd/clock_skew.h"
+#include "lockstep/real_etcd/event_loop.h"
 
 namespace lockstep::real {
 

@@ -9,8 +9,8 @@
 #include <coroutine>
 #include <utility>
 
-#include "real_etcd/loop_core.h"
-#include "real_etcd/timer.h"
+#include "lockstep/real_etcd/loop_core.h"
+#include "lockstep/real_etcd/timer.h"
 
 namespace lockstep::real {
 

@@ -1,4 +1,4 @@
-#include "real_etcd/test_certificates.h"
+#include "lockstep/real_etcd/test_certificates.h"
 
 #include <fcntl.h>
 #include <spawn.h>

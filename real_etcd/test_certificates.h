@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "kv/result.h"
+#include "lockstep/kv/result.h"
 
 namespace lockstep::real {
 

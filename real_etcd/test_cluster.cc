@@ -1,4 +1,4 @@
-#include "real_etcd/test_cluster.h"
+#include "lockstep/real_etcd/test_cluster.h"
 
 #include <unistd.h>
 

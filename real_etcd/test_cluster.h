@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 namespace lockstep::real::testing {
 

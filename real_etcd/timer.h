@@ -14,8 +14,8 @@
 #include <coroutine>
 #include <utility>
 
-#include "kv/time.h"
-#include "real_etcd/loop_core.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/real_etcd/loop_core.h"
 
 namespace lockstep::real {
 

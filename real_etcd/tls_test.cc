@@ -12,12 +12,12 @@
 #include <filesystem>
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "real_etcd/channel_credentials.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/local_cluster.h"
-#include "real_etcd/test_certificates.h"
-#include "real_etcd/test_cluster.h"
+#include "lockstep/real_etcd/channel_credentials.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/test_certificates.h"
+#include "lockstep/real_etcd/test_cluster.h"
 
 namespace lockstep::real {
 namespace {

@@ -15,7 +15,7 @@
 #include <memory>
 #include <utility>
 
-#include "real_etcd/loop_core.h"
+#include "lockstep/real_etcd/loop_core.h"
 
 namespace lockstep::real {
 

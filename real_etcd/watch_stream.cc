@@ -1,8 +1,8 @@
-#include "real_etcd/watch_stream.h"
+#include "lockstep/real_etcd/watch_stream.h"
 
-#include "real_etcd/convert.h"
-#include "real_etcd/error_mapping.h"
-#include "real_etcd/stream_wait.h"
+#include "lockstep/real_etcd/convert.h"
+#include "lockstep/real_etcd/error_mapping.h"
+#include "lockstep/real_etcd/stream_wait.h"
 
 namespace lockstep::real {
 namespace {

@@ -8,9 +8,9 @@
 #pragma once
 
 #include "etcdpb/rpc.grpc.pb.h"
-#include "kv/kv_client.h"
-#include "real_etcd/bidi_stream.h"
-#include "real_etcd/loop_core.h"
+#include "lockstep/kv/kv_client.h"
+#include "lockstep/real_etcd/bidi_stream.h"
+#include "lockstep/real_etcd/loop_core.h"
 
 namespace lockstep::real {
 

@@ -1,14 +1,14 @@
-#include "real_run/client.h"
+#include "lockstep/real_run/client.h"
 
 #include <chrono>
 
-#include "harness/recording_kv_client.h"
-#include "harness/workload.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/keep_alive_dropper.h"
-#include "real_etcd/prefixed_kv_client.h"
-#include "real_etcd/real_node_context.h"
+#include "lockstep/harness/recording_kv_client.h"
+#include "lockstep/harness/workload.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/keep_alive_dropper.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/real_node_context.h"
 
 namespace lockstep {
 

@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "algorithms/registry.h"
-#include "real_run/history_log.h"
-#include "real_run/resource.h"
-#include "harness/run_config.h"
-#include "kv/result.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/real_run/resource.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 

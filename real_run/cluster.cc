@@ -1,6 +1,6 @@
-#include "real_run/cluster.h"
+#include "lockstep/real_run/cluster.h"
 
-#include "real_etcd/endpoints.h"
+#include "lockstep/real_etcd/endpoints.h"
 
 namespace lockstep {
 

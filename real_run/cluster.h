@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "real_run/run_config.h"
-#include "kv/result.h"
-#include "real_etcd/link_proxy.h"
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_run/run_config.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 namespace lockstep {
 

@@ -25,17 +25,17 @@
 #include <map>
 #include <thread>
 
-#include "real_run/cluster_program.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/link_proxy.h"
-#include "real_etcd/local_cluster.h"
-#include "real_etcd/prefixed_kv_client.h"
-#include "real_etcd/real_node_context.h"
-#include "sim/etcd_cluster.h"
-#include "sim/network.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/real_run/cluster_program.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/real_node_context.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep::difftest {
 namespace {

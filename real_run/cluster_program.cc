@@ -1,4 +1,4 @@
-#include "real_run/cluster_program.h"
+#include "lockstep/real_run/cluster_program.h"
 
 #include <algorithm>
 #include <set>

@@ -33,9 +33,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "real_run/kv_program.h"
-#include "kv/rng.h"
-#include "kv/time.h"
+#include "lockstep/real_run/kv_program.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::difftest {
 

@@ -20,16 +20,16 @@
 #include <optional>
 #include <set>
 
-#include "kv_json/etcd_json.h"
-#include "real_run/kv_program.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/local_cluster.h"
-#include "real_etcd/prefixed_kv_client.h"
-#include "sim/etcd_cluster.h"
-#include "sim/etcd_store.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/kv_json/etcd_json.h"
+#include "lockstep/real_run/kv_program.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/etcd_store.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep::difftest {
 namespace {

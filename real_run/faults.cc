@@ -1,11 +1,11 @@
-#include "real_run/faults.h"
+#include "lockstep/real_run/faults.h"
 
 #include <algorithm>
 
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/link_proxy.h"
-#include "real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/link_proxy.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 namespace lockstep {
 

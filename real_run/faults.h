@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "real_run/client.h"
-#include "real_run/history_log.h"
-#include "sim/faults.h"
+#include "lockstep/real_run/client.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/sim/faults.h"
 
 namespace lockstep {
 

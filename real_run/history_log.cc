@@ -1,4 +1,4 @@
-#include "real_run/history_log.h"
+#include "lockstep/real_run/history_log.h"
 
 namespace lockstep {
 

@@ -13,9 +13,9 @@
 #include <mutex>
 #include <string>
 
-#include "checker/history.h"
-#include "harness/history_writer.h"
-#include "harness/workload.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/harness/history_writer.h"
+#include "lockstep/harness/workload.h"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-#include "real_run/interrupt.h"
+#include "lockstep/real_run/interrupt.h"
 
 #include <signal.h>
 

@@ -1,4 +1,4 @@
-#include "real_run/kv_program.h"
+#include "lockstep/real_run/kv_program.h"
 
 #include <algorithm>
 #include <memory>

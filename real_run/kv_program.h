@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kv/result.h"
-#include "kv/rng.h"
-#include "kv/types.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep::difftest {
 

@@ -7,12 +7,12 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "checker/linearizability_check.h"
-#include "kv_json/etcd_json.h"
-#include "real_run/history_log.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/local_cluster.h"
+#include "lockstep/checker/linearizability_check.h"
+#include "lockstep/kv_json/etcd_json.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/local_cluster.h"
 
 namespace lockstep {
 namespace {

@@ -1,4 +1,4 @@
-#include "real_run/resource.h"
+#include "lockstep/real_run/resource.h"
 
 namespace lockstep {
 

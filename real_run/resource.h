@@ -13,9 +13,9 @@
 #include <mutex>
 #include <string>
 
-#include "harness/counter_resource.h"
-#include "real_run/history_log.h"
-#include "harness/resource.h"
+#include "lockstep/harness/counter_resource.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/harness/resource.h"
 
 namespace lockstep {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_config.h"
-#include "kv/time.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/harness/run_config.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 

@@ -1,12 +1,12 @@
-#include "real_run/run_request.h"
+#include "lockstep/real_run/run_request.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "harness/fault_schedule.h"
-#include "real_run/faults.h"
-#include "real_run/runner.h"
+#include "lockstep/harness/fault_schedule.h"
+#include "lockstep/real_run/faults.h"
+#include "lockstep/real_run/runner.h"
 
 namespace lockstep {
 

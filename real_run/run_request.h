@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "real_run/run_config.h"
-#include "harness/run_request.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/real_run/run_config.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 

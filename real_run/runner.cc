@@ -1,4 +1,4 @@
-#include "real_run/runner.h"
+#include "lockstep/real_run/runner.h"
 
 #include <unistd.h>
 
@@ -6,16 +6,16 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/checks.h"
-#include "real_run/client.h"
-#include "real_run/cluster.h"
-#include "real_run/faults.h"
-#include "real_run/history_log.h"
-#include "real_run/resource.h"
-#include "real_run/truth_watcher.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/prefixed_kv_client.h"
+#include "lockstep/harness/checks.h"
+#include "lockstep/real_run/client.h"
+#include "lockstep/real_run/cluster.h"
+#include "lockstep/real_run/faults.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/real_run/resource.h"
+#include "lockstep/real_run/truth_watcher.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
 
 namespace lockstep {
 

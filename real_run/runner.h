@@ -19,8 +19,8 @@
 #include <atomic>
 #include <string>
 
-#include "real_run/run_config.h"
-#include "harness/sim_runner.h"
+#include "lockstep/real_run/run_config.h"
+#include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
 

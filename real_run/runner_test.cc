@@ -15,13 +15,13 @@
 #include <fstream>
 #include <thread>
 
-#include "real_run/interrupt.h"
-#include "real_run/run_request.h"
-#include "real_run/runner.h"
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/local_cluster.h"
-#include "real_etcd/prefixed_kv_client.h"
-#include "real_etcd/test_certificates.h"
+#include "lockstep/real_run/interrupt.h"
+#include "lockstep/real_run/run_request.h"
+#include "lockstep/real_run/runner.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/local_cluster.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/test_certificates.h"
 
 namespace lockstep {
 namespace {

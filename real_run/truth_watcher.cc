@@ -1,10 +1,10 @@
-#include "real_run/truth_watcher.h"
+#include "lockstep/real_run/truth_watcher.h"
 
 #include <chrono>
 
-#include "real_etcd/etcd_kv_client.h"
-#include "real_etcd/event_loop.h"
-#include "real_etcd/prefixed_kv_client.h"
+#include "lockstep/real_etcd/etcd_kv_client.h"
+#include "lockstep/real_etcd/event_loop.h"
+#include "lockstep/real_etcd/prefixed_kv_client.h"
 
 namespace lockstep {
 

@@ -20,10 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include "real_run/history_log.h"
-#include "kv/result.h"
-#include "kv/time.h"
-#include "real_etcd/etcd_client_options.h"
+#include "lockstep/real_run/history_log.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 
 namespace lockstep {
 

@@ -1,11 +1,11 @@
-#include "reports/causes.h"
+#include "lockstep/reports/causes.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 
-#include "kv/tcp_retransmission.h"
-#include "reports/report_text.h"
+#include "lockstep/kv/tcp_retransmission.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

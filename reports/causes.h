@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/explain_parts.h"
+#include "lockstep/reports/explain_parts.h"
 
 namespace lockstep::reports {
 

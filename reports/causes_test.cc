@@ -2,13 +2,13 @@
 // known: each sentence must name what the history shows, and nothing it does not.
 #include <catch2/catch.hpp>
 
-#include "checker/mutex_checker.h"
-#include "reports/causes.h"
-#include "reports/explain.h"
-#include "reports/explain_parts.h"
-#include "reports/fault_bands.h"
-#include "reports/report_test_support.h"
-#include "reports/run_facts.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/reports/causes.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/explain_parts.h"
+#include "lockstep/reports/fault_bands.h"
+#include "lockstep/reports/report_test_support.h"
+#include "lockstep/reports/run_facts.h"
 
 namespace lockstep {
 namespace {

@@ -1,12 +1,12 @@
-#include "reports/explain.h"
+#include "lockstep/reports/explain.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "reports/causes.h"
-#include "reports/explain_parts.h"
-#include "reports/report_text.h"
-#include "reports/violation_focus.h"
+#include "lockstep/reports/causes.h"
+#include "lockstep/reports/explain_parts.h"
+#include "lockstep/reports/report_text.h"
+#include "lockstep/reports/violation_focus.h"
 
 namespace lockstep {
 

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

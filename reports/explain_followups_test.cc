@@ -6,10 +6,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "checker/mutex_checker.h"
-#include "checker/resource_checker.h"
-#include "reports/explain.h"
-#include "reports/report_test_support.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/checker/resource_checker.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/report_test_support.h"
 
 namespace lockstep {
 namespace {

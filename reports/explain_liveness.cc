@@ -4,9 +4,9 @@
 #include <cctype>
 #include <map>
 
-#include "reports/causes.h"
-#include "reports/explain_parts.h"
-#include "reports/report_text.h"
+#include "lockstep/reports/causes.h"
+#include "lockstep/reports/explain_parts.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

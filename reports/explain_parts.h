@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/explain.h"
-#include "reports/run_facts.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/run_facts.h"
 
 namespace lockstep::reports {
 

@@ -1,7 +1,7 @@
 // The resource check's explanation: which acknowledged update was lost (or which stale token
 // got through), who believed it held the lock then, what etcd held, and the faults in play.
-#include "reports/explain_parts.h"
-#include "reports/report_text.h"
+#include "lockstep/reports/explain_parts.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

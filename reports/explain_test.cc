@@ -1,13 +1,13 @@
 // The plain-sentence explanation, on small hand-built histories whose story is known.
 #include <catch2/catch.hpp>
 
-#include "checker/liveness_checker.h"
-#include "checker/mutex_checker.h"
-#include "checker/resource_checker.h"
-#include "reports/explain.h"
-#include "reports/fault_bands.h"
-#include "checker/lock_truth.h"
-#include "reports/report_test_support.h"
+#include "lockstep/checker/liveness_checker.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/checker/resource_checker.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/fault_bands.h"
+#include "lockstep/checker/lock_truth.h"
+#include "lockstep/reports/report_test_support.h"
 
 namespace lockstep {
 namespace {

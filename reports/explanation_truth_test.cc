@@ -11,13 +11,13 @@
 #include <set>
 #include <string>
 
-#include "algorithms/registry.h"
-#include "harness/checks.h"
-#include "harness/run_files.h"
-#include "harness/run_request.h"
-#include "harness/sim_runner.h"
-#include "reports/explain.h"
-#include "reports/fault_bands.h"
+#include "lockstep/algorithms/registry.h"
+#include "lockstep/harness/checks.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/sim_runner.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/fault_bands.h"
 
 namespace lockstep {
 namespace {

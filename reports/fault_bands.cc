@@ -1,10 +1,10 @@
-#include "reports/fault_bands.h"
+#include "lockstep/reports/fault_bands.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-#include "reports/report_text.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

@@ -1,15 +1,15 @@
-#include "reports/html_report.h"
+#include "lockstep/reports/html_report.h"
 
 #include <sstream>
 
-#include "reports/explain.h"
-#include "reports/html_text.h"
-#include "reports/report_assets.h"
-#include "reports/report_text.h"
-#include "reports/run_facts.h"
-#include "reports/timeline_aggregate.h"
-#include "reports/timeline_model.h"
-#include "reports/violation_focus.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/html_text.h"
+#include "lockstep/reports/report_assets.h"
+#include "lockstep/reports/report_text.h"
+#include "lockstep/reports/run_facts.h"
+#include "lockstep/reports/timeline_aggregate.h"
+#include "lockstep/reports/timeline_model.h"
+#include "lockstep/reports/violation_focus.h"
 
 namespace lockstep {
 

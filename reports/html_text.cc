@@ -1,4 +1,4 @@
-#include "reports/html_text.h"
+#include "lockstep/reports/html_text.h"
 
 namespace lockstep::reports {
 

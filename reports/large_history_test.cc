@@ -3,9 +3,9 @@
 
 #include <chrono>
 
-#include "checker/mutex_checker.h"
-#include "reports/html_report.h"
-#include "reports/report_test_support.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/reports/html_report.h"
+#include "lockstep/reports/report_test_support.h"
 
 namespace lockstep {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/report_assets.h"
+#include "lockstep/reports/report_assets.h"
 
 namespace lockstep::reports {
 

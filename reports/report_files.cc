@@ -1,4 +1,4 @@
-#include "reports/report_files.h"
+#include "lockstep/reports/report_files.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "checker/input_file.h"
-#include "reports/explain.h"
-#include "reports/html_report.h"
+#include "lockstep/checker/input_file.h"
+#include "lockstep/reports/explain.h"
+#include "lockstep/reports/html_report.h"
 
 namespace lockstep {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep {
 

@@ -5,13 +5,13 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "checker/mutex_checker.h"
-#include "harness/run_files.h"
-#include "harness/run_request.h"
-#include "harness/sim_runner.h"
-#include "checker/lock_truth.h"
-#include "reports/report_files.h"
-#include "reports/report_test_support.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/run_request.h"
+#include "lockstep/harness/sim_runner.h"
+#include "lockstep/checker/lock_truth.h"
+#include "lockstep/reports/report_files.h"
+#include "lockstep/reports/report_test_support.h"
 
 namespace lockstep {
 namespace {

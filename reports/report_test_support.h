@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/check_result.h"
-#include "checker/history.h"
+#include "lockstep/checker/check_result.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep::reports_test {
 

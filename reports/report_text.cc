@@ -1,4 +1,4 @@
-#include "reports/report_text.h"
+#include "lockstep/reports/report_text.h"
 
 #include <cstdio>
 

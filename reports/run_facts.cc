@@ -1,9 +1,9 @@
-#include "reports/run_facts.h"
+#include "lockstep/reports/run_facts.h"
 
 #include <algorithm>
 #include <map>
 
-#include "reports/report_text.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
-#include "checker/lock_truth.h"
-#include "checker/mutex_checker.h"
-#include "reports/fault_bands.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/checker/lock_truth.h"
+#include "lockstep/checker/mutex_checker.h"
+#include "lockstep/reports/fault_bands.h"
 
 namespace lockstep::reports {
 

@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "harness/replay.h"
-#include "harness/run_files.h"
-#include "harness/scenario.h"
-#include "reports/explain.h"
+#include "lockstep/harness/replay.h"
+#include "lockstep/harness/run_files.h"
+#include "lockstep/harness/scenario.h"
+#include "lockstep/reports/explain.h"
 
 namespace lockstep {
 namespace {

@@ -1,10 +1,10 @@
-#include "reports/timeline_aggregate.h"
+#include "lockstep/reports/timeline_aggregate.h"
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-#include "reports/report_text.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/timeline_model.h"
-#include "reports/violation_focus.h"
+#include "lockstep/reports/timeline_model.h"
+#include "lockstep/reports/violation_focus.h"
 
 namespace lockstep::reports {
 

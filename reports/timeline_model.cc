@@ -1,11 +1,11 @@
-#include "reports/timeline_model.h"
+#include "lockstep/reports/timeline_model.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 
-#include "reports/report_text.h"
+#include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
 

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
-#include "reports/run_facts.h"
+#include "lockstep/checker/history.h"
+#include "lockstep/reports/run_facts.h"
 
 namespace lockstep::reports {
 

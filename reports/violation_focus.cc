@@ -1,4 +1,4 @@
-#include "reports/violation_focus.h"
+#include "lockstep/reports/violation_focus.h"
 
 #include <algorithm>
 #include <set>

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "lockstep/checker/history.h"
 
 namespace lockstep::reports {
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kv/time.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::sim {
 

@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "sim/etcd_cluster.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/deadline_timer.h"
+#include "lockstep/sim/deadline_timer.h"
 
 namespace lockstep::sim {
 

@@ -23,8 +23,8 @@
 #include <functional>
 #include <utility>
 
-#include "kv/time.h"
-#include "sim/world.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

@@ -1,9 +1,9 @@
-#include "sim/deadline_timer.h"
+#include "lockstep/sim/deadline_timer.h"
 
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "sim/world.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/etcd_cluster.h"
+#include "lockstep/sim/etcd_cluster.h"
 
 #include <cassert>
 #include <iterator>

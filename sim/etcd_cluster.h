@@ -11,10 +11,10 @@
 #include <set>
 #include <vector>
 
-#include "sim/etcd_config.h"
-#include "sim/etcd_member.h"
-#include "sim/network.h"
-#include "sim/world.h"
+#include "lockstep/sim/etcd_config.h"
+#include "lockstep/sim/etcd_member.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

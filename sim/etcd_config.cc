@@ -1,4 +1,4 @@
-#include "sim/etcd_config.h"
+#include "lockstep/sim/etcd_config.h"
 
 namespace lockstep::sim {
 

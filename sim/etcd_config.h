@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kv/time.h"
+#include "lockstep/kv/time.h"
 
 namespace lockstep::sim {
 

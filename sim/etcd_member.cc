@@ -1,9 +1,9 @@
-#include "sim/etcd_member.h"
+#include "lockstep/sim/etcd_member.h"
 
 #include <algorithm>
 #include <cassert>
 
-#include "sim/etcd_cluster.h"
+#include "lockstep/sim/etcd_cluster.h"
 
 namespace lockstep::sim {
 

@@ -42,13 +42,13 @@
 #include <utility>
 #include <vector>
 
-#include "kv/rng.h"
-#include "sim/box.h"
-#include "sim/deadline_timer.h"
-#include "sim/etcd_config.h"
-#include "sim/etcd_messages.h"
-#include "sim/etcd_store.h"
-#include "sim/world.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/sim/box.h"
+#include "lockstep/sim/deadline_timer.h"
+#include "lockstep/sim/etcd_config.h"
+#include "lockstep/sim/etcd_messages.h"
+#include "lockstep/sim/etcd_store.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <variant>
 
-#include "kv/result.h"
-#include "kv/types.h"
-#include "sim/world.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/types.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/etcd_store.h"
+#include "lockstep/sim/etcd_store.h"
 
 #include <algorithm>
 #include <cassert>

@@ -33,9 +33,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kv/result.h"
-#include "kv/time.h"
-#include "kv/types.h"
+#include "lockstep/kv/result.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/kv/types.h"
 
 namespace lockstep::sim {
 

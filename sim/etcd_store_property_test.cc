@@ -1,7 +1,7 @@
 // Property: EtcdStore answers every request exactly like a deliberately simple reference model
 // (one full snapshot per revision, linear scans, no incremental bookkeeping) on random sequences
 // of put / delete / range / txn / compact / lease / watch calls over a small key space.
-#include "sim/etcd_store.h"
+#include "lockstep/sim/etcd_store.h"
 
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>

@@ -1,6 +1,6 @@
 // One test per rule of docs/etcd-semantics.md (Revisions, Range, Txn, Leases, Watch) that the store
 // decides, plus the put/delete/compaction details etcd 3.4 exhibits.
-#include "sim/etcd_store.h"
+#include "lockstep/sim/etcd_store.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "sim/event_fn.h"
+#include "lockstep/sim/event_fn.h"
 
 #include <array>
 #include <catch2/catch.hpp>

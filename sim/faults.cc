@@ -1,4 +1,4 @@
-#include "sim/faults.h"
+#include "lockstep/sim/faults.h"
 
 #include <algorithm>
 

@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kv/rng.h"
-#include "kv/time.h"
-#include "sim/etcd_cluster.h"
-#include "sim/network.h"
-#include "sim/world.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

@@ -2,7 +2,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/local_ref.h"
+#include "lockstep/sim/local_ref.h"
 
 namespace lockstep::sim {
 namespace {

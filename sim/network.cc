@@ -1,4 +1,4 @@
-#include "sim/network.h"
+#include "lockstep/sim/network.h"
 
 #include <algorithm>
 

@@ -41,11 +41,11 @@
 #include <utility>
 #include <vector>
 
-#include "kv/rng.h"
-#include "kv/tcp_retransmission.h"
-#include "kv/time.h"
-#include "sim/event_fn.h"
-#include "sim/world.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/tcp_retransmission.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/sim/event_fn.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/box.h"
-#include "sim/network.h"
+#include "lockstep/sim/box.h"
+#include "lockstep/sim/network.h"
 
 namespace lockstep::sim {
 namespace {

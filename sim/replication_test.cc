@@ -10,9 +10,9 @@
 #include <memory>
 #include <vector>
 
-#include "sim/etcd_cluster.h"
-#include "sim/sim_kv_client.h"
-#include "sim/sim_node.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/sim_kv_client.h"
+#include "lockstep/sim/sim_node.h"
 
 namespace lockstep::sim {
 namespace {

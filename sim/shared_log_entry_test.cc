@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "sim/etcd_messages.h"
+#include "lockstep/sim/etcd_messages.h"
 
 namespace lockstep::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/sim_kv_client.h"
+#include "lockstep/sim/sim_kv_client.h"
 
 #include <algorithm>
 #include <cassert>

@@ -20,11 +20,11 @@
 #include <utility>
 #include <vector>
 
-#include "kv/kv_client.h"
-#include "sim/deadline_timer.h"
-#include "sim/etcd_cluster.h"
-#include "sim/wake.h"
-#include "sim/world.h"
+#include "lockstep/kv/kv_client.h"
+#include "lockstep/sim/deadline_timer.h"
+#include "lockstep/sim/etcd_cluster.h"
+#include "lockstep/sim/wake.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

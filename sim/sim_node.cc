@@ -1,6 +1,6 @@
-#include "sim/sim_node.h"
+#include "lockstep/sim/sim_node.h"
 
-#include "sim/wake.h"
+#include "lockstep/sim/wake.h"
 
 namespace lockstep::sim {
 

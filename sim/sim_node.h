@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "kv/node_context.h"
-#include "sim/world.h"
+#include "lockstep/kv/node_context.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

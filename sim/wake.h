@@ -12,8 +12,8 @@
 #include <optional>
 #include <utility>
 
-#include "sim/local_ref.h"
-#include "sim/world.h"
+#include "lockstep/sim/local_ref.h"
+#include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 

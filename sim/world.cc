@@ -1,4 +1,4 @@
-#include "sim/world.h"
+#include "lockstep/sim/world.h"
 
 #include <algorithm>
 #include <cassert>

@@ -24,10 +24,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kv/rng.h"
-#include "kv/time.h"
-#include "sim/clock.h"
-#include "sim/event_fn.h"
+#include "lockstep/kv/rng.h"
+#include "lockstep/kv/time.h"
+#include "lockstep/sim/clock.h"
+#include "lockstep/sim/event_fn.h"
 
 namespace lockstep::sim {
 

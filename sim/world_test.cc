@@ -1,12 +1,12 @@
-#include "sim/world.h"
+#include "lockstep/sim/world.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 
-#include "sim/box.h"
-#include "sim/network.h"
-#include "sim/wake.h"
+#include "lockstep/sim/box.h"
+#include "lockstep/sim/network.h"
+#include "lockstep/sim/wake.h"
 
 namespace lockstep::sim {
 namespace {

@@ -3,7 +3,7 @@
 // that whatever a parser lets through is also exercised downstream.
 #pragma once
 
-#include "checker/linearizability_check.h"
+#include "lockstep/checker/linearizability_check.h"
 
 namespace lockstep::fuzz {
 

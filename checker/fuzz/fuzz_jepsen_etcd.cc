@@ -2,7 +2,7 @@
 #include <sstream>
 #include <string>
 
-#include "checker/fuzz/fuzz_common.h"
+#include "lockstep/checker/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

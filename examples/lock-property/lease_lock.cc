@@ -1,6 +1,6 @@
 #include "lease_lock.h"
 
-#include <algorithms/registry.h>
+#include <lockstep/algorithms/registry.h>
 
 namespace example {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include <algorithms/lock.h>
-#include <kv/node_context.h>
+#include <lockstep/algorithms/lock.h>
+#include <lockstep/kv/node_context.h>
 
 namespace example {
 

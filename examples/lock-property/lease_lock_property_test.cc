@@ -3,9 +3,9 @@
 // `lockstep replay FILE` to see the history, or keep it as a regression test.
 #include <catch2/catch.hpp>
 
-#include <harness/scenario_gen.h>
-#include <harness/scenario_prop.h>
-#include <harness/sim_runner.h>
+#include <lockstep/harness/scenario_gen.h>
+#include <lockstep/harness/scenario_prop.h>
+#include <lockstep/harness/sim_runner.h>
 
 #include "lease_lock.h"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/scenario.h"
+#include "lockstep/harness/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
