@@ -1,4 +1,5 @@
 #include "lockstep/algorithms/etcd_mutex.h"
+#include "lockstep/algorithms/watch_wait.h"
 
 #include <cstdio>
 
@@ -109,24 +110,15 @@ Task<Result<void>> EtcdMutex::wait_deletes(Revision max_create_revision, MonoTim
 Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revision,
                                           MonoTime deadline) {
   WatchCreateRequest req;
-  req.key = key;
+  req.key = std::move(key);
   req.start_revision = from_revision;
-  Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(req);
-  if (!stream.ok()) co_return stream.error();
-  for (;;) {
-    const Duration left = deadline - ctx_.monotonic_now();
-    if (left.count() <= 0) co_return Error(ErrorCode::deadline_exceeded, "acquire deadline passed");
-    Result<WatchResponse> next = co_await stream.value()->next(left);
-    if (!next.ok()) {
-      if (next.error().code == ErrorCode::timeout && !next.error().indeterminate()) continue;
-      co_return next.error();
-    }
-    if (next.value().canceled)
-      co_return Error(ErrorCode::compacted, Outcome::definite, "watch cancelled: " +
-                                                                   next.value().cancel_reason);
-    for (const auto& e : next.value().events)
-      if (e.type == EventType::del) co_return Result<void>();
-  }
+  Result<WatchWaitEnd> end = co_await wait_on_watch(ctx_, std::move(req), has_delete_event,
+                                                    deadline, "acquire deadline passed");
+  if (!end.ok()) co_return end.error();
+  if (end.value().cancelled)  // Go's waitDelete returns the watch's error: the acquire fails
+    co_return Error(ErrorCode::compacted, Outcome::definite,
+                    "watch cancelled: " + end.value().cancel_reason);
+  co_return Result<void>();
 }
 
 Task<Result<void>> EtcdMutex::delete_own_key() {

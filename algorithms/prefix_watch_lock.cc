@@ -28,6 +28,7 @@
 
 #include "lockstep/algorithms/random_id.h"
 #include "lockstep/algorithms/registry.h"
+#include "lockstep/algorithms/watch_wait.h"
 
 namespace lockstep {
 namespace {
@@ -126,21 +127,13 @@ class PrefixWatchLock : public Lock {
     WatchCreateRequest watch;
     watch.key = watch_key;  // empty if my key was not listed: etcd refuses the empty key
     watch.filters = {WatchFilter::noput};
-    Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(std::move(watch));
-    if (!stream.ok()) co_return stream.error();
-    for (;;) {
-      const Duration left = deadline - ctx_.monotonic_now();
-      if (left.count() <= 0)
-        co_return Error(ErrorCode::deadline_exceeded, "acquire deadline passed while watching");
-      Result<WatchResponse> next = co_await stream.value()->next(left);
-      if (!next.ok()) {
-        if (next.error().code == ErrorCode::timeout && !next.error().indeterminate()) continue;
-        co_return next.error();
-      }
-      // `async for event in watch: return True`; a stream that ends (cancelled) falls out of
-      // the loop, and __aenter__ ignores acquire()'s result: the caller proceeds as holder.
-      if (!next.value().events.empty() || next.value().canceled) co_return grant;
-    }
+    Result<WatchWaitEnd> end = co_await wait_on_watch(ctx_, std::move(watch), has_any_event,
+                                                      deadline,
+                                                      "acquire deadline passed while watching");
+    if (!end.ok()) co_return end.error();
+    // `async for event in watch: return True`; a stream that ends (cancelled) falls out of
+    // the loop, and __aenter__ ignores acquire()'s result: the caller proceeds as holder.
+    co_return grant;
   }
 
   NodeContext& ctx_;

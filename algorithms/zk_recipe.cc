@@ -30,6 +30,7 @@
 
 #include "lockstep/algorithms/registry.h"
 #include "lockstep/algorithms/session.h"
+#include "lockstep/algorithms/watch_wait.h"
 
 namespace lockstep {
 namespace {
@@ -140,24 +141,14 @@ class ZkRecipe : public Lock {
   // (compaction: the caller lists again).
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline) {
     WatchCreateRequest watch;
-    watch.key = key;
+    watch.key = std::move(key);
     watch.start_revision = from_revision;
     watch.filters = {WatchFilter::noput};
-    Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(std::move(watch));
-    if (!stream.ok()) co_return stream.error();
-    for (;;) {
-      const Duration left = deadline - ctx_.monotonic_now();
-      if (left.count() <= 0)
-        co_return Error(ErrorCode::deadline_exceeded, "acquire deadline passed while waiting");
-      Result<WatchResponse> next = co_await stream.value()->next(left);
-      if (!next.ok()) {
-        if (next.error().code == ErrorCode::timeout && !next.error().indeterminate()) continue;
-        co_return next.error();
-      }
-      if (next.value().canceled) co_return Result<void>();
-      for (const auto& e : next.value().events)
-        if (e.type == EventType::del) co_return Result<void>();
-    }
+    Result<WatchWaitEnd> end = co_await wait_on_watch(ctx_, std::move(watch), has_delete_event,
+                                                      deadline,
+                                                      "acquire deadline passed while waiting");
+    if (!end.ok()) co_return end.error();
+    co_return Result<void>();  // deleted, or cancelled: either way the caller lists again
   }
 
   // Curator's "guaranteed delete": retried until its outcome is known, or the session (and

@@ -46,10 +46,10 @@ std::string plural(std::size_t n, const char* one, const char* many) {
 std::string write_files(const std::filesystem::path& dir, const Scenario& scenario,
                         const RunResult& result, bool overwrite, DemoOutcome& out) {
   if (auto err = write_run_directory(dir, scenario, result, overwrite); !err.empty()) return err;
-  RunFiles files;
-  if (auto err = load_run_files(dir, files); !err.empty()) return err;
-  if (auto err = write_report(files, dir / "report.html"); !err.empty()) return err;
-  for (const auto& e : explain_checks(files.history, files.verdict)) {
+  reports::RunFiles files;
+  if (auto err = reports::load_run_files(dir, files); !err.empty()) return err;
+  if (auto err = reports::write_report(files, dir / "report.html"); !err.empty()) return err;
+  for (const auto& e : reports::explain_checks(files.history, files.verdict)) {
     if (!out.violated_check.empty() && e.check != out.violated_check) continue;
     for (const auto& sentence : e.sentences)
       out.explanation += (out.explanation.empty() ? "" : " ") + sentence;

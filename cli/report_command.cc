@@ -19,9 +19,9 @@ struct ReportArgs {
 
 // The explanation of each violated check, for machines: its sentences, the span each names,
 // how many form the causal chain, and the cause found (reports/explain.h).
-nlohmann::json explanation_json(const RunFiles& files) {
+nlohmann::json explanation_json(const reports::RunFiles& files) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& x : explain_checks(files.history, files.verdict)) {
+  for (const auto& x : reports::explain_checks(files.history, files.verdict)) {
     nlohmann::json spans = nlohmann::json::array();
     for (const auto& s : x.spans)
       spans.push_back(s ? nlohmann::json{{"from_ns", s->from_ns}, {"to_ns", s->to_ns}} : nlohmann::json());
@@ -54,8 +54,8 @@ std::string refuse_output(const std::filesystem::path& dir, const std::filesyste
 int report(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
   if (args.explanation_json) {
-    RunFiles files;
-    if (auto err = load_run_files(dir, files); !err.empty()) {
+    reports::RunFiles files;
+    if (auto err = reports::load_run_files(dir, files); !err.empty()) {
       std::cerr << "lockstep report: " << err << "\n";
       return kExitBadInput;
     }
@@ -67,16 +67,16 @@ int report(const ReportArgs& args) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }
-  RunFiles files;
-  if (auto err = load_run_files(dir, files); !err.empty()) {
+  reports::RunFiles files;
+  if (auto err = reports::load_run_files(dir, files); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }
-  if (auto err = write_report(files, out); !err.empty()) {
+  if (auto err = reports::write_report(files, out); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }
-  std::cout << report_text_summary(files.history, files.verdict) << "  wrote " << out.string() << "\n";
+  std::cout << reports::report_text_summary(files.history, files.verdict) << "  wrote " << out.string() << "\n";
   return kExitOk;
 }
 

@@ -73,7 +73,7 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
                         {"interrupted", outcome.interrupted}};
   if (auto err = write("verdict.json", verdict.dump(2) + "\n"); !err.empty()) return err;
   // The report as a simulated run's, with the backend where a scenario would stand.
-  return write_report(RunFiles{outcome.result.history, verdict, nullptr}, dir / "report.html");
+  return reports::write_report(reports::RunFiles{outcome.result.history, verdict, nullptr}, dir / "report.html");
 }
 
 }  // namespace

@@ -8,9 +8,9 @@ std::string write_run_report(const std::filesystem::path& dir, bool overwrite) {
   const std::filesystem::path out = dir / "report.html";
   if (!overwrite && std::filesystem::exists(out))
     return out.string() + " already exists; choose another directory or pass --force to overwrite";
-  RunFiles files;
-  if (auto err = load_run_files(dir, files); !err.empty()) return err;
-  return write_report(files, out);
+  reports::RunFiles files;
+  if (auto err = reports::load_run_files(dir, files); !err.empty()) return err;
+  return reports::write_report(files, out);
 }
 
 }  // namespace lockstep::cli

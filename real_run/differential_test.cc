@@ -261,14 +261,15 @@ bool same(nlohmann::json a, nlohmann::json b) {
 void note_generator_coverage(const nlohmann::json& op, std::map<std::int64_t, std::set<std::string>>& keys_of_lease,
                              int& compares_over_ranges, int& revokes, int& revokes_of_several_keys) {
   const std::string kind = op.value("op", "");
-  std::function<void(const nlohmann::json&)> note_puts = [&](const nlohmann::json& j) {
-    if (j.value("op", "") == "put" && j.contains("lease"))
-      keys_of_lease[j["lease"].get<std::int64_t>()].insert(j.value("key", ""));
+  // A txn's branches hold each request under its name ({"put": {...}}: kv_json/etcd_json.h).
+  std::function<void(const nlohmann::json&, bool)> note_puts = [&](const nlohmann::json& j, bool put) {
+    if (put && j.contains("lease")) keys_of_lease[j["lease"].get<std::int64_t>()].insert(j.value("key", ""));
     for (const char* branch : {"success", "failure"})
       if (j.contains(branch))
-        for (const auto& inner : j[branch]) note_puts(inner);
+        for (const auto& inner : j[branch])
+          for (const auto& [name, request] : inner.items()) note_puts(request, name == "put");
   };
-  note_puts(op);
+  note_puts(op, kind == "put");
   if (kind == "txn") {
     bool ranged = false;
     for (const auto& c : op.value("compare", nlohmann::json::array())) ranged = ranged || c.contains("range_end");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "lockstep/kv_json/etcd_json.h"
+
 namespace lockstep::difftest {
 
 namespace {
@@ -214,70 +216,10 @@ nlohmann::json kvs_json(const std::vector<KeyValue>& kvs, const SideMap& s) {
   return a;
 }
 
-nlohmann::json compare_json(const Compare& c) {
-  static const char* results[] = {"equal", "greater", "less", "not_equal"};
-  static const char* targets[] = {"version", "create", "mod", "value", "lease"};
-  nlohmann::json j = {{"key", escape_bytes(c.key)},
-                      {"result", results[static_cast<int>(c.result)]},
-                      {"target", targets[static_cast<int>(c.target)]}};
-  switch (c.target) {
-    case CompareTarget::version: j["version"] = c.version; break;
-    case CompareTarget::create: j["create_revision"] = c.create_revision; break;
-    case CompareTarget::mod: j["mod_revision"] = c.mod_revision; break;
-    case CompareTarget::value: j["value"] = escape_bytes(c.value); break;
-    case CompareTarget::lease: j["lease"] = c.lease; break;
-  }
-  if (!c.range_end.empty()) j["range_end"] = escape_bytes(c.range_end);
-  return j;
-}
-
-nlohmann::json range_json(const RangeRequest& r) {
-  nlohmann::json j = {{"op", "range"}, {"key", escape_bytes(r.key)}};
-  if (!r.range_end.empty()) j["range_end"] = escape_bytes(r.range_end);
-  if (r.limit) j["limit"] = r.limit;
-  if (r.revision) j["revision"] = r.revision;
-  if (r.sort_order != SortOrder::none || r.sort_target != SortTarget::key) {
-    j["sort_order"] = static_cast<int>(r.sort_order);
-    j["sort_target"] = static_cast<int>(r.sort_target);
-  }
-  if (r.serializable) j["serializable"] = true;
-  if (r.keys_only) j["keys_only"] = true;
-  if (r.count_only) j["count_only"] = true;
-  if (r.min_mod_revision) j["min_mod_revision"] = r.min_mod_revision;
-  if (r.max_mod_revision) j["max_mod_revision"] = r.max_mod_revision;
-  if (r.min_create_revision) j["min_create_revision"] = r.min_create_revision;
-  if (r.max_create_revision) j["max_create_revision"] = r.max_create_revision;
-  return j;
-}
-
-nlohmann::json put_json(const PutRequest& p) {
-  nlohmann::json j = {{"op", "put"}, {"key", escape_bytes(p.key)}, {"value", escape_bytes(p.value)}};
-  if (p.lease) j["lease"] = p.lease;
-  if (p.prev_kv) j["prev_kv"] = true;
-  if (p.ignore_value) j["ignore_value"] = true;
-  if (p.ignore_lease) j["ignore_lease"] = true;
-  return j;
-}
-
-nlohmann::json delete_json(const DeleteRangeRequest& d) {
-  nlohmann::json j = {{"op", "delete_range"}, {"key", escape_bytes(d.key)}};
-  if (!d.range_end.empty()) j["range_end"] = escape_bytes(d.range_end);
-  if (d.prev_kv) j["prev_kv"] = true;
-  return j;
-}
-
-nlohmann::json txn_json(const TxnRequest& t) {
-  nlohmann::json j = {{"op", "txn"}, {"compare", nlohmann::json::array()},
-                      {"success", nlohmann::json::array()}, {"failure", nlohmann::json::array()}};
-  for (const auto& c : t.compare) j["compare"].push_back(compare_json(c));
-  for (const auto& [name, branch] : {std::pair{"success", &t.success}, std::pair{"failure", &t.failure}}) {
-    for (const auto& op : *branch) {
-      if (auto* r = std::get_if<RangeRequest>(&op.request)) j[name].push_back(range_json(*r));
-      if (auto* p = std::get_if<PutRequest>(&op.request)) j[name].push_back(put_json(*p));
-      if (auto* d = std::get_if<DeleteRangeRequest>(&op.request)) j[name].push_back(delete_json(*d));
-      if (auto* n = std::get_if<std::shared_ptr<TxnRequest>>(&op.request)) j[name].push_back(txn_json(**n));
-    }
-  }
+// A request in the history codec's words (kv_json/etcd_json.h), with its name under "op".
+nlohmann::json request_json(const model::EtcdKv::Input& in) {
+  nlohmann::json j = etcd_request_to_json(in);
+  j["op"] = etcd_op_name(in);
   return j;
 }
 
@@ -419,10 +361,10 @@ nlohmann::json normalise_error(const Error& e) {
 }
 
 nlohmann::json describe(const Op& op) {
-  if (auto* r = std::get_if<RangeRequest>(&op)) return range_json(*r);
-  if (auto* p = std::get_if<PutRequest>(&op)) return put_json(*p);
-  if (auto* d = std::get_if<DeleteRangeRequest>(&op)) return delete_json(*d);
-  if (auto* t = std::get_if<TxnRequest>(&op)) return txn_json(*t);
+  if (auto* r = std::get_if<RangeRequest>(&op)) return request_json(*r);
+  if (auto* p = std::get_if<PutRequest>(&op)) return request_json(*p);
+  if (auto* d = std::get_if<DeleteRangeRequest>(&op)) return request_json(*d);
+  if (auto* t = std::get_if<TxnRequest>(&op)) return request_json(*t);
   if (auto* c = std::get_if<CompactionRequest>(&op))
     return {{"op", "compact"}, {"revision", c->revision}, {"physical", c->physical}};
   if (auto* g = std::get_if<LeaseGrantRequest>(&op))

@@ -10,11 +10,11 @@
 #include "lockstep/reports/report_test_support.h"
 #include "lockstep/reports/run_facts.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 using reports_test::HistoryBuilder;
-using reports_test::ms;
+using reports_test::ms_to_ns;
 
 using reports_test::contains;
 using reports_test::request_cause;
@@ -35,34 +35,34 @@ TEST_CASE("a key its holder's own release deleted is said to be that release's, 
   // leader hand-over, so the lease and the owner key stay; the next acquire finds the owner
   // key and counts itself as still holding, while client-0 takes the free lock.
   HistoryBuilder b;
-  b.truth("member-2", "leader-elected", ms(100), {{"member", 2}, {"term", 1}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
-                                        {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms(1040))}});
-  b.truth("etcd", "key-put", ms(1060), {{"key", "/lock/owner"}, {"revision", 6}, {"create_revision", 6}, {"lease", 77},
-                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms(1055))}});
-  b.add("client-2", EventKind::ok, "acquire", ms(1100), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
-  b.add("client-2", EventKind::invoke, "release", ms(2000));
-  b.add("client-2", EventKind::trace, "kv-send", ms(2000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
-  b.truth("etcd", "key-delete", ms(2002), {{"key", "/lock"}, {"revision", 7},
-                                           {"cause", request_cause("client-2", 5, "delete_range", ms(2000))}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(2003), {{"call", 5}, {"outcome", "ok"}});
-  b.fault("leader-change", "start", ms(2003), {{"from_member", 2}, {"to_member", 1}, {"duration_ms", 0}, {"start_ms", 2003}});
-  b.fault("pause", "start", ms(2003), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
-  b.add("client-2", EventKind::trace, "kv-send", ms(2004), {{"call", 6}, {"request", "lease_revoke"}, {"member", "member-2"}, {"lease", 77}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(2006), {{"call", 6}, {"outcome", "error"}, {"error", "raft proposal dropped"}});
-  b.add("client-2", EventKind::ok, "release", ms(2006));
-  b.fault("pause", "end", ms(2013), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(2100), {{"mode", "exclusive"}});
-  b.add("client-2", EventKind::ok, "acquire", ms(2110), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(2150), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(2200), {{"key", "/lock"}, {"revision", 8}, {"create_revision", 8}, {"lease", 88},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 3, "txn", ms(2190))}});
-  b.add("client-0", EventKind::ok, "acquire", ms(2210), {}, {{"key", "/lock"}, {"key_revision", 8}, {"lease", 88}});
-  b.add("client-2", EventKind::invoke, "release", ms(2300));
-  b.add("client-2", EventKind::ok, "release", ms(2300));
-  b.add("client-2", EventKind::invoke, "release", ms(2300));
-  b.add("client-2", EventKind::ok, "release", ms(2300));
+  b.truth("member-2", "leader-elected", ms_to_ns(100), {{"member", 2}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms_to_ns(1040))}});
+  b.truth("etcd", "key-put", ms_to_ns(1060), {{"key", "/lock/owner"}, {"revision", 6}, {"create_revision", 6}, {"lease", 77},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms_to_ns(1055))}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(1100), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(2000));
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  b.truth("etcd", "key-delete", ms_to_ns(2002), {{"key", "/lock"}, {"revision", 7},
+                                           {"cause", request_cause("client-2", 5, "delete_range", ms_to_ns(2000))}});
+  b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(2003), {{"call", 5}, {"outcome", "ok"}});
+  b.fault("leader-change", "start", ms_to_ns(2003), {{"from_member", 2}, {"to_member", 1}, {"duration_ms", 0}, {"start_ms", 2003}});
+  b.fault("pause", "start", ms_to_ns(2003), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(2004), {{"call", 6}, {"request", "lease_revoke"}, {"member", "member-2"}, {"lease", 77}});
+  b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(2006), {{"call", 6}, {"outcome", "error"}, {"error", "raft proposal dropped"}});
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(2006));
+  b.fault("pause", "end", ms_to_ns(2013), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(2100), {{"mode", "exclusive"}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(2110), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(2150), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(2200), {{"key", "/lock"}, {"revision", 8}, {"create_revision", 8}, {"lease", 88},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 3, "txn", ms_to_ns(2190))}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(2210), {}, {{"key", "/lock"}, {"key_revision", 8}, {"lease", 88}});
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(2300));
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(2300));
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(2300));
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(2300));
 
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
@@ -89,22 +89,22 @@ TEST_CASE("a lease left to expire by an acquire its client gave up names the fau
   // after that. The crash is over long before a keep-alive would have been due, so the window
   // of missed renewals does not contain it: the abandoned acquire must name it.
   HistoryBuilder b;
-  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  call(b, "client-2", 1, "lease_grant", ms(1000), ms(1003));
-  b.truth("etcd", "lease-granted", ms(1002), {{"lease", 55}, {"ttl_seconds", 2},
-                                              {"cause", request_cause("client-2", 1, "lease_grant", ms(1000))}});
-  b.truth("etcd", "key-put", ms(1005), {{"key", "/lock/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 55},
-                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms(1004))}});
-  call(b, "client-2", 3, "lease_keep_alive", ms(1600), ms(1602), "ok", "", 55);
-  b.fault("crash", "start", ms(1800), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
-  b.add("client-2", EventKind::info, "acquire", ms(1801), {},
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  call(b, "client-2", 1, "lease_grant", ms_to_ns(1000), ms_to_ns(1003));
+  b.truth("etcd", "lease-granted", ms_to_ns(1002), {{"lease", 55}, {"ttl_seconds", 2},
+                                              {"cause", request_cause("client-2", 1, "lease_grant", ms_to_ns(1000))}});
+  b.truth("etcd", "key-put", ms_to_ns(1005), {{"key", "/lock/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 55},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "put", ms_to_ns(1004))}});
+  call(b, "client-2", 3, "lease_keep_alive", ms_to_ns(1600), ms_to_ns(1602), "ok", "", 55);
+  b.fault("crash", "start", ms_to_ns(1800), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
+  b.add("client-2", EventKind::info, "acquire", ms_to_ns(1801), {},
         {{"error", "connection-lost"}, {"message", "watch stream's member went away"}});
-  b.fault("crash", "end", ms(1900), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
-  const nlohmann::json expiry = {{"lease", 55}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(3600)},
-                                 {"renewed_ns", ms(1600)}, {"renewed_by", "keep-alive"}};
-  b.truth("member-1", "lease-revoke-attempt", ms(3600), expiry);
-  b.truth("member-1", "lease-expired", ms(3602), expiry);
+  b.fault("crash", "end", ms_to_ns(1900), {{"targets", {"member-2"}}, {"duration_ms", 100}, {"start_ms", 1800}});
+  const nlohmann::json expiry = {{"lease", 55}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms_to_ns(3600)},
+                                 {"renewed_ns", ms_to_ns(1600)}, {"renewed_by", "keep-alive"}};
+  b.truth("member-1", "lease-revoke-attempt", ms_to_ns(3600), expiry);
+  b.truth("member-1", "lease-expired", ms_to_ns(3602), expiry);
 
   const reports::RunFacts facts(b.history);
   const LeaseLifetime* lease = facts.truth().find_lease(55);
@@ -128,32 +128,32 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
   // before it expires. An acquire the client gave up meanwhile is not why: its keep-alives
   // had already gone unanswered, and its next acquire used the lease again.
   HistoryBuilder b;
-  b.truth("member-2", "leader-elected", ms(100), {{"member", 2}, {"term", 1}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  call(b, "client-2", 1, "lease_grant", ms(1000), ms(1003));
-  b.truth("etcd", "lease-granted", ms(1002), {{"lease", 66}, {"ttl_seconds", 5},
-                                              {"cause", request_cause("client-2", 1, "lease_grant", ms(1000))}});
-  b.fault("crash", "start", ms(1500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
-  b.truth("member-2", "leader-stepped-down", ms(2500), {{"member", 2}, {"term", 1}});
+  b.truth("member-2", "leader-elected", ms_to_ns(100), {{"member", 2}, {"term", 1}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  call(b, "client-2", 1, "lease_grant", ms_to_ns(1000), ms_to_ns(1003));
+  b.truth("etcd", "lease-granted", ms_to_ns(1002), {{"lease", 66}, {"ttl_seconds", 5},
+                                              {"cause", request_cause("client-2", 1, "lease_grant", ms_to_ns(1000))}});
+  b.fault("crash", "start", ms_to_ns(1500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
+  b.truth("member-2", "leader-stepped-down", ms_to_ns(2500), {{"member", 2}, {"term", 1}});
   // A keep-alive every 500 ms from 2.6 s, each reaching its deadline after 1 s, unanswered,
   // until a whole TTL (5 s) has passed since the grant: the session gives the lease up.
   for (int i = 0; i < 7; ++i) {
-    b.add("client-2", EventKind::trace, "kv-send", ms(2600 + 500 * i),
+    b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(2600 + 500 * i),
           {{"call", 10 + i}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 66}});
-    if (i >= 2) b.add("client-2", EventKind::trace, "kv-end", ms(2600 + 500 * i), {{"call", 8 + i}, {"outcome", "deadline"}});
-    if (i == 2) b.add("client-2", EventKind::fail, "acquire", ms(3700), {}, {{"error", "timeout"}});
+    if (i >= 2) b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(2600 + 500 * i), {{"call", 8 + i}, {"outcome", "deadline"}});
+    if (i == 2) b.add("client-2", EventKind::fail, "acquire", ms_to_ns(3700), {}, {{"error", "timeout"}});
   }
-  b.add("client-2", EventKind::trace, "kv-end", ms(6100), {{"call", 15}, {"outcome", "deadline"}});
-  b.add("client-2", EventKind::trace, "kv-end", ms(6450), {{"call", 16}, {"outcome", "deadline"}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(3800), {{"mode", "exclusive"}});
-  b.fault("crash", "end", ms(6500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
-  b.truth("member-0", "leader-elected", ms(7000), {{"member", 0}, {"term", 2}});
-  b.truth("etcd", "key-put", ms(7010), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 66},
-                                        {"value", "client-2"}, {"cause", request_cause("client-2", 20, "txn", ms(3800))}});
-  const nlohmann::json expiry = {{"lease", 66}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(12000)},
-                                 {"renewed_ns", ms(7000)}, {"renewed_by", "leader-election"}};
-  b.truth("member-0", "lease-revoke-attempt", ms(12000), expiry);
-  b.truth("member-0", "lease-expired", ms(12002), expiry);
+  b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(6100), {{"call", 15}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(6450), {{"call", 16}, {"outcome", "deadline"}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(3800), {{"mode", "exclusive"}});
+  b.fault("crash", "end", ms_to_ns(6500), {{"targets", {"member-0", "member-1"}}, {"duration_ms", 5000}, {"start_ms", 1500}});
+  b.truth("member-0", "leader-elected", ms_to_ns(7000), {{"member", 0}, {"term", 2}});
+  b.truth("etcd", "key-put", ms_to_ns(7010), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 66},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 20, "txn", ms_to_ns(3800))}});
+  const nlohmann::json expiry = {{"lease", 66}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms_to_ns(12000)},
+                                 {"renewed_ns", ms_to_ns(7000)}, {"renewed_by", "leader-election"}};
+  b.truth("member-0", "lease-revoke-attempt", ms_to_ns(12000), expiry);
+  b.truth("member-0", "lease-expired", ms_to_ns(12002), expiry);
 
   const reports::RunFacts facts(b.history);
   const LeaseLifetime* lease = facts.truth().find_lease(66);
@@ -169,30 +169,30 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
                        "from 2.600 s had been answered by then, and a client gives its lease up when a whole TTL "
                        "passes without an answer; meanwhile member-0 and member-1 crashed from 1.500 s to 6.500 s"));
   CHECK(contains(text, "no member led the cluster from 2.600 s to 5.600 s"));
-  CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms(5600));
+  CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms_to_ns(5600));
 }
 
 TEST_CASE("when both grants had no key behind them, both are said") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   for (int c : {1, 4}) {
     const std::string client = "client-" + std::to_string(c);
-    b.add(client, EventKind::invoke, "acquire", ms(1000 + c), {{"mode", "exclusive"}});
-    b.truth("etcd", "key-put", ms(1010 + c), {{"key", "/l/" + client}, {"revision", c + 1}, {"create_revision", c + 1},
+    b.add(client, EventKind::invoke, "acquire", ms_to_ns(1000 + c), {{"mode", "exclusive"}});
+    b.truth("etcd", "key-put", ms_to_ns(1010 + c), {{"key", "/l/" + client}, {"revision", c + 1}, {"create_revision", c + 1},
                                              {"lease", 10 + c}, {"value", client},
-                                             {"cause", request_cause(client, 1, "put", ms(1005 + c))}});
+                                             {"cause", request_cause(client, 1, "put", ms_to_ns(1005 + c))}});
   }
   for (int c : {1, 4}) {
-    const nlohmann::json expiry = {{"lease", 10 + c}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3000)},
-                                   {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
-    b.truth("member-0", "lease-expired", ms(3000 + c), expiry);
+    const nlohmann::json expiry = {{"lease", 10 + c}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(3000)},
+                                   {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}};
+    b.truth("member-0", "lease-expired", ms_to_ns(3000 + c), expiry);
     nlohmann::json cause = expiry;
     cause["kind"] = "lease-expiry";
-    b.truth("etcd", "key-delete", ms(3005 + c), {{"key", "/l/client-" + std::to_string(c)}, {"revision", 10 + c},
+    b.truth("etcd", "key-delete", ms_to_ns(3005 + c), {{"key", "/l/client-" + std::to_string(c)}, {"revision", 10 + c},
                                                  {"lease_expired", true}, {"cause", cause}});
   }
-  b.add("client-4", EventKind::ok, "acquire", ms(9000), {}, {{"key", "/l/client-4"}, {"key_revision", 5}, {"lease", 14}});
-  b.add("client-1", EventKind::ok, "acquire", ms(9001), {}, {{"key", "/l/client-1"}, {"key_revision", 2}, {"lease", 11}});
+  b.add("client-4", EventKind::ok, "acquire", ms_to_ns(9000), {}, {{"key", "/l/client-4"}, {"key_revision", 5}, {"lease", 14}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(9001), {}, {{"key", "/l/client-1"}, {"key_revision", 2}, {"lease", 11}});
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
@@ -213,9 +213,9 @@ TEST_CASE("a pause of the holder that stopped no keep-alive but kept it holding 
   HistoryBuilder b;
   bool added = false;
   for (const auto& e : base.events) {
-    if (!added && e.true_ns > ms(1150)) {
-      b.fault("pause", "start", ms(1150), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
-      b.fault("pause", "end", ms(1200), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
+    if (!added && e.true_ns > ms_to_ns(1150)) {
+      b.fault("pause", "start", ms_to_ns(1150), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
+      b.fault("pause", "end", ms_to_ns(1200), {{"targets", {"client-0"}}, {"duration_ms", 50}, {"start_ms", 1150}});
       added = true;
     }
     b.add(e.process, e.kind, e.op, e.true_ns, e.args, e.result);
@@ -234,17 +234,17 @@ TEST_CASE("a pause of the holder that stopped no keep-alive but kept it holding 
 
 TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up that failed") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(1003), {{"call", 1}, {"outcome", "ok"}});
-  b.truth("member-0", "leader-stepped-down", ms(1500), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 2}, {"outcome", "deadline"}});
-  b.add("client-0", EventKind::fail, "acquire", ms(7000), {}, {{"error", "deadline-exceeded"}});
-  b.truth("member-1", "leader-elected", ms(9000), {{"member", 1}, {"term", 2}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(1500), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("member-1", "leader-elected", ms_to_ns(9000), {{"member", 1}, {"term", 2}});
   const reports::RunFacts facts(b.history);
   const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
   std::string text;
@@ -258,18 +258,18 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
 
 TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(1003), {{"call", 1}, {"outcome", "ok"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
   nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
-                            {"member", "member-1"}, {"sent_ns", ms(2000)}, {"abandoned_ns", ms(7000)}};
-  b.truth("member-0", "lease-renewed", ms(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(9500), {{"mode", "exclusive"}});
+                            {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
+  b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
   const reports::RunFacts facts(b.history);
   const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
   std::string text;
@@ -282,24 +282,24 @@ TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up sa
 
 TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {
   HistoryBuilder b;
-  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(990), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1000), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(995))}});
-  b.add("client-0", EventKind::ok, "acquire", ms(1010), {}, {{"key", "/l/a"}, {"key_revision", 5}, {"lease", 9}});
-  b.add("client-0", EventKind::invoke, "release", ms(2000));
-  b.add("client-0", EventKind::trace, "kv-send", ms(2000), {{"call", 3}, {"request", "delete_range"}, {"member", "member-1"}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(7000), {{"call", 3}, {"outcome", "deadline"}});
-  b.add("client-0", EventKind::info, "release", ms(7000), {}, {{"error", "timeout"}});
-  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(20000)},
-                                 {"renewed_ns", ms(10000)}, {"renewed_by", "keep-alive"}};
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(990), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1000), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(995))}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1010), {}, {{"key", "/l/a"}, {"key_revision", 5}, {"lease", 9}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(2000));
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 3}, {"request", "delete_range"}, {"member", "member-1"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 3}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::info, "release", ms_to_ns(7000), {}, {{"error", "timeout"}});
+  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms_to_ns(20000)},
+                                 {"renewed_ns", ms_to_ns(10000)}, {"renewed_by", "keep-alive"}};
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("member-1", "lease-expired", ms(20000), expiry);
-  b.truth("etcd", "key-delete", ms(20001), {{"key", "/l/a"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
+  b.truth("member-1", "lease-expired", ms_to_ns(20000), expiry);
+  b.truth("etcd", "key-delete", ms_to_ns(20001), {{"key", "/l/a"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
   const reports::RunFacts facts(b.history);
   const nlohmann::json check = {{"summary", "client-1 waited"},
-                                {"witness", {{"process", "client-1"}, {"idle_from_ns", ms(10000)}}}};
+                                {"witness", {{"process", "client-1"}, {"idle_from_ns", ms_to_ns(10000)}}}};
   const reports::Story story = reports::explain_liveness(facts, check);
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
@@ -312,20 +312,20 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
 
 TEST_CASE("liveness after a heal: only the keys that outlived the first acquire after it are named") {
   HistoryBuilder b;
-  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
-  b.truth("etcd", "key-put", ms(1000), {{"key", "/l/old"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(995))}});
-  b.truth("etcd", "key-put", ms(4000), {{"key", "/l/waiter"}, {"revision", 6}, {"create_revision", 6}, {"lease", 8},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms(3995))}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(5000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-delete", ms(6000), {{"key", "/l/waiter"}, {"revision", 7},
-                                           {"cause", request_cause("client-1", 2, "delete_range", ms(5990))}});
-  b.add("client-2", EventKind::fail, "acquire", ms(15000), {}, {{"error", "deadline-exceeded"}});
-  b.truth("etcd", "key-delete", ms(30000), {{"key", "/l/old"}, {"revision", 8},
-                                            {"cause", request_cause("client-0", 5, "delete_range", ms(29990))}});
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.truth("etcd", "key-put", ms_to_ns(1000), {{"key", "/l/old"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(995))}});
+  b.truth("etcd", "key-put", ms_to_ns(4000), {{"key", "/l/waiter"}, {"revision", 6}, {"create_revision", 6}, {"lease", 8},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(3995))}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(5000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-delete", ms_to_ns(6000), {{"key", "/l/waiter"}, {"revision", 7},
+                                           {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(5990))}});
+  b.add("client-2", EventKind::fail, "acquire", ms_to_ns(15000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("etcd", "key-delete", ms_to_ns(30000), {{"key", "/l/old"}, {"revision", 8},
+                                            {"cause", request_cause("client-0", 5, "delete_range", ms_to_ns(29990))}});
   const reports::RunFacts facts(b.history);
   const nlohmann::json check = {{"summary", "none of the acquires succeeded"},
-                                {"figures", {{"healed_at_ns", ms(4500)}}}};
+                                {"figures", {{"healed_at_ns", ms_to_ns(4500)}}}};
   const reports::Story story = reports::explain_liveness(facts, check);
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
@@ -337,15 +337,15 @@ TEST_CASE("liveness after a heal: only the keys that outlived the first acquire 
 
 TEST_CASE("a request held by a cut that got through well after the heal names TCP's retransmission") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
-  b.truth("etcd", "key-put", ms(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(495))}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.truth("etcd", "key-put", ms_to_ns(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(495))}});
   const nlohmann::json cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
                               {"duration_ms", 2000}, {"start_ms", 1000}};
-  b.fault("partition", "start", ms(1000), cut);
-  b.fault("partition", "end", ms(3000), cut);
-  b.truth("etcd", "key-delete", ms(5000), {{"key", "/k"}, {"revision", 6},
-                                           {"cause", request_cause("client-1", 7, "delete_range", ms(1500))}});
+  b.fault("partition", "start", ms_to_ns(1000), cut);
+  b.fault("partition", "end", ms_to_ns(3000), cut);
+  b.truth("etcd", "key-delete", ms_to_ns(5000), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
   const reports::RunFacts facts(b.history);
   REQUIRE(facts.truth().keys.size() == 1);
   reports::Story story;
@@ -358,19 +358,19 @@ TEST_CASE("a request held by a cut that got through well after the heal names TC
 
 TEST_CASE("a request applied just after TCP's first retransmission past the heal names that retransmission, not a leaderless gap before it") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
-  b.truth("etcd", "key-put", ms(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms(495))}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.truth("etcd", "key-put", ms_to_ns(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(495))}});
   const nlohmann::json cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
                               {"duration_ms", 2000}, {"start_ms", 1000}};
-  b.fault("partition", "start", ms(1000), cut);
-  b.fault("partition", "end", ms(3000), cut);
+  b.fault("partition", "start", ms_to_ns(1000), cut);
+  b.fault("partition", "end", ms_to_ns(3000), cut);
   // No leader from 3.05 s to 4.3 s: over before the request got through, it held nothing up.
-  b.truth("member-0", "leader-stepped-down", ms(3050), {{"member", 0}, {"term", 1}});
-  b.truth("member-1", "leader-elected", ms(4300), {{"member", 1}, {"term", 2}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(3050), {{"member", 0}, {"term", 1}});
+  b.truth("member-1", "leader-elected", ms_to_ns(4300), {{"member", 1}, {"term", 2}});
   // Sent at 1.5 s into the cut: retransmitted at 1.7, 2.1, 2.9 and 4.5 s, the first after the heal.
-  b.truth("etcd", "key-delete", ms(4503), {{"key", "/k"}, {"revision", 6},
-                                           {"cause", request_cause("client-1", 7, "delete_range", ms(1500))}});
+  b.truth("etcd", "key-delete", ms_to_ns(4503), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
   const reports::RunFacts facts(b.history);
   reports::Story story;
   reports::explain_key_loss(facts, facts.truth().keys[0], "client-0", story);
@@ -387,13 +387,13 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
   HistoryBuilder b;
   const nlohmann::json loss = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"probability", 0.06},
                                {"duration_ms", 400}, {"start_ms", 1000}};
-  b.fault("loss", "start", ms(1000), loss);
-  b.fault("loss", "start", ms(1000), loss);
+  b.fault("loss", "start", ms_to_ns(1000), loss);
+  b.fault("loss", "start", ms_to_ns(1000), loss);
   nlohmann::json clock = {{"targets", {"client-0"}}, {"clock", "both"}, {"amount_ms", -500}, {"start_ms", 1200},
                           {"duration_ms", 0}};
-  b.fault("clock", "start", ms(1200), clock);
-  b.fault("loss", "end", ms(1400), loss);
-  b.fault("loss", "end", ms(1400), loss);
+  b.fault("clock", "start", ms_to_ns(1200), clock);
+  b.fault("loss", "end", ms_to_ns(1400), loss);
+  b.fault("loss", "end", ms_to_ns(1400), loss);
   const reports::RunFacts facts(b.history);
   REQUIRE(facts.faults().size() == 3);
   std::vector<const reports::FaultBand*> all;
@@ -405,4 +405,4 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -8,9 +8,8 @@
 #include "lockstep/reports/report_text.h"
 #include "lockstep/reports/violation_focus.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
-namespace reports {
 
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback) {
   if (!j.is_object() || !j.contains(field)) return fallback;
@@ -122,23 +121,22 @@ Story explain_generic(const RunFacts& facts, const nlohmann::json& check,
 
 }  // namespace
 
-}  // namespace reports
 
 std::vector<CheckExplanation> explain_checks(const History& history, const nlohmann::json& verdict) {
   std::vector<CheckExplanation> out;
   if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array()) return out;
-  const reports::RunFacts facts(history);
-  const auto foci = reports::violation_foci(history, verdict);
+  const RunFacts facts(history);
+  const auto foci = violation_foci(history, verdict);
   std::size_t focus_index = 0;
   for (const auto& check : verdict["checks"]) {
     if (!check.is_object() || check.value("status", "") != "violated") continue;
     CheckExplanation x;
     x.check = check.value("name", "");
-    reports::Story story;
-    if (x.check == "mutex") story = reports::explain_mutex(facts, check);
-    if (x.check == "resource") story = reports::explain_resource(facts, check);
-    if (x.check == "liveness") story = reports::explain_liveness(facts, check);
-    if (story.empty()) story = reports::explain_generic(facts, check, foci[focus_index]);
+    Story story;
+    if (x.check == "mutex") story = explain_mutex(facts, check);
+    if (x.check == "resource") story = explain_resource(facts, check);
+    if (x.check == "liveness") story = explain_liveness(facts, check);
+    if (story.empty()) story = explain_generic(facts, check, foci[focus_index]);
     ++focus_index;
     x.sentences = std::move(story.sentences);
     x.spans = std::move(story.spans);
@@ -159,4 +157,4 @@ std::string explain_violation(const History& history, const nlohmann::json& verd
   return text;
 }
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -24,7 +24,7 @@
 
 #include "lockstep/checker/history.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
 // A span of true time a sentence is about (the report links the sentence to it on the
 // timeline).
@@ -55,4 +55,4 @@ std::vector<CheckExplanation> explain_checks(const History& history, const nlohm
 // paragraphs separated by newlines. Empty when nothing is violated.
 std::string explain_violation(const History& history, const nlohmann::json& verdict);
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

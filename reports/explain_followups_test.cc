@@ -11,11 +11,11 @@
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/report_test_support.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 using reports_test::HistoryBuilder;
-using reports_test::ms;
+using reports_test::ms_to_ns;
 
 using reports_test::contains;
 using reports_test::request_cause;
@@ -47,41 +47,41 @@ std::string explanation_text(const History& history, const CheckResult& check) {
 // renewed last when member-0 took over, expires and client-2 gets in.
 History reentry_on_a_key_a_failed_release_left() {
   HistoryBuilder b;
-  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  send(b, "client-1", 1, "txn", "member-1", ms(1000));
-  b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 2}, {"create_revision", 2}, {"lease", 77},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms(1000), "member-1")}});
-  end(b, "client-1", 1, "ok", ms(1060));
-  b.add("client-1", EventKind::ok, "acquire", ms(1060), {}, {{"key", "/lock"}, {"key_revision", 2}, {"lease", 77}});
-  b.fault("pause", "start", ms(1100), {{"targets", {"member-1"}}, {"duration_ms", 5200}, {"start_ms", 1100}});
-  b.add("client-1", EventKind::invoke, "release", ms(1200));
-  send(b, "client-1", 6, "delete_range", "member-1", ms(1200));
-  end(b, "client-1", 6, "deadline", ms(6200));
-  send(b, "client-1", 7, "lease_revoke", "member-1", ms(6200), 77);
-  b.fault("pause", "end", ms(6300), {{"targets", {"member-1"}}, {"duration_ms", 5200}, {"start_ms", 1100}});
-  b.truth("member-1", "leader-stepped-down", ms(6300), {{"member", 1}, {"term", 1}});
-  b.truth("member-0", "leader-elected", ms(6301), {{"member", 0}, {"term", 2}});
-  end(b, "client-1", 7, "deadline", ms(11200));
-  b.add("client-1", EventKind::info, "release", ms(11200), {}, {{"error", "timeout"}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(12000), {{"mode", "exclusive"}});
-  send(b, "client-1", 8, "range", "member-0", ms(12000));
-  end(b, "client-1", 8, "ok", ms(12003));
-  b.add("client-1", EventKind::ok, "acquire", ms(12003), {}, {{"key", "/lock"}, {"key_revision", 2}, {"lease", 77}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(16000), {{"mode", "exclusive"}});
-  const nlohmann::json expiry = {{"lease", 77}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(16300)},
-                                 {"renewed_ns", ms(6301)}, {"renewed_by", "leader-election"}};
-  b.truth("member-0", "lease-expired", ms(16302), expiry);
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  send(b, "client-1", 1, "txn", "member-1", ms_to_ns(1000));
+  b.truth("etcd", "key-put", ms_to_ns(1050), {{"key", "/lock"}, {"revision", 2}, {"create_revision", 2}, {"lease", 77},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(1000), "member-1")}});
+  end(b, "client-1", 1, "ok", ms_to_ns(1060));
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(1060), {}, {{"key", "/lock"}, {"key_revision", 2}, {"lease", 77}});
+  b.fault("pause", "start", ms_to_ns(1100), {{"targets", {"member-1"}}, {"duration_ms", 5200}, {"start_ms", 1100}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(1200));
+  send(b, "client-1", 6, "delete_range", "member-1", ms_to_ns(1200));
+  end(b, "client-1", 6, "deadline", ms_to_ns(6200));
+  send(b, "client-1", 7, "lease_revoke", "member-1", ms_to_ns(6200), 77);
+  b.fault("pause", "end", ms_to_ns(6300), {{"targets", {"member-1"}}, {"duration_ms", 5200}, {"start_ms", 1100}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(6300), {{"member", 1}, {"term", 1}});
+  b.truth("member-0", "leader-elected", ms_to_ns(6301), {{"member", 0}, {"term", 2}});
+  end(b, "client-1", 7, "deadline", ms_to_ns(11200));
+  b.add("client-1", EventKind::info, "release", ms_to_ns(11200), {}, {{"error", "timeout"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(12000), {{"mode", "exclusive"}});
+  send(b, "client-1", 8, "range", "member-0", ms_to_ns(12000));
+  end(b, "client-1", 8, "ok", ms_to_ns(12003));
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(12003), {}, {{"key", "/lock"}, {"key_revision", 2}, {"lease", 77}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(16000), {{"mode", "exclusive"}});
+  const nlohmann::json expiry = {{"lease", 77}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms_to_ns(16300)},
+                                 {"renewed_ns", ms_to_ns(6301)}, {"renewed_by", "leader-election"}};
+  b.truth("member-0", "lease-expired", ms_to_ns(16302), expiry);
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", ms(16303), {{"key", "/lock"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
-  send(b, "client-2", 1, "txn", "member-0", ms(16305));
-  b.truth("etcd", "key-put", ms(16310), {{"key", "/lock"}, {"revision", 4}, {"create_revision", 4}, {"lease", 88},
-                                         {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms(16305), "member-0")}});
-  end(b, "client-2", 1, "ok", ms(16320));
-  b.add("client-2", EventKind::ok, "acquire", ms(16320), {}, {{"key", "/lock"}, {"key_revision", 4}, {"lease", 88}});
-  b.add("client-1", EventKind::invoke, "release", ms(16500));
-  b.add("client-1", EventKind::ok, "release", ms(16500));
+  b.truth("etcd", "key-delete", ms_to_ns(16303), {{"key", "/lock"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
+  send(b, "client-2", 1, "txn", "member-0", ms_to_ns(16305));
+  b.truth("etcd", "key-put", ms_to_ns(16310), {{"key", "/lock"}, {"revision", 4}, {"create_revision", 4}, {"lease", 88},
+                                         {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms_to_ns(16305), "member-0")}});
+  end(b, "client-2", 1, "ok", ms_to_ns(16320));
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(16320), {}, {{"key", "/lock"}, {"key_revision", 4}, {"lease", 88}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(16500));
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(16500));
   return b.history;
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("a release refused while leadership moved names the leader change behi
     }
     if (e.kind == EventKind::fault && e.op == "pause") e.args["targets"] = {"member-2"};
   }
-  b.fault("leader-change", "start", ms(1100), {{"from_member", 1}, {"to_member", 0}, {"duration_ms", 0}, {"start_ms", 1100}});
+  b.fault("leader-change", "start", ms_to_ns(1100), {{"from_member", 1}, {"to_member", 0}, {"duration_ms", 0}, {"start_ms", 1100}});
   // Keep events in time order: move the fault to where it happened.
   auto& events = b.history.events;
   std::stable_sort(events.begin(), events.end(),
@@ -149,47 +149,47 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
   // deletes client-4's key unconditionally, letting client-1 in; client-4's release deletes
   // client-1's key in turn.
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms(100), {{"member", 0}, {"term", 1}});
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   auto take = [&b](const std::string& client, std::int64_t call, std::int64_t rev, std::int64_t lease, std::int64_t at) {
-    b.add(client, EventKind::invoke, "acquire", ms(at), {{"mode", "exclusive"}});
-    send(b, client, call, "txn", "member-0", ms(at));
-    b.truth("etcd", "key-put", ms(at + 1), {{"key", "/lock"}, {"revision", rev}, {"create_revision", rev}, {"lease", lease},
-                                            {"value", client}, {"cause", request_cause(client, call, "txn", ms(at), "member-0")}});
-    end(b, client, call, "ok", ms(at + 2));
-    b.add(client, EventKind::ok, "acquire", ms(at + 2), {}, {{"key", "/lock"}, {"key_revision", rev}, {"lease", lease}});
+    b.add(client, EventKind::invoke, "acquire", ms_to_ns(at), {{"mode", "exclusive"}});
+    send(b, client, call, "txn", "member-0", ms_to_ns(at));
+    b.truth("etcd", "key-put", ms_to_ns(at + 1), {{"key", "/lock"}, {"revision", rev}, {"create_revision", rev}, {"lease", lease},
+                                            {"value", client}, {"cause", request_cause(client, call, "txn", ms_to_ns(at), "member-0")}});
+    end(b, client, call, "ok", ms_to_ns(at + 2));
+    b.add(client, EventKind::ok, "acquire", ms_to_ns(at + 2), {}, {{"key", "/lock"}, {"key_revision", rev}, {"lease", lease}});
   };
   auto release = [&b](const std::string& client, std::int64_t call, std::int64_t rev, std::int64_t at) {
-    b.add(client, EventKind::invoke, "release", ms(at));
-    send(b, client, call, "delete_range", "member-0", ms(at));
-    b.truth("etcd", "key-delete", ms(at + 1), {{"key", "/lock"}, {"revision", rev},
-                                               {"cause", request_cause(client, call, "delete_range", ms(at), "member-0")}});
-    end(b, client, call, "ok", ms(at + 2));
-    b.add(client, EventKind::ok, "release", ms(at + 2));
+    b.add(client, EventKind::invoke, "release", ms_to_ns(at));
+    send(b, client, call, "delete_range", "member-0", ms_to_ns(at));
+    b.truth("etcd", "key-delete", ms_to_ns(at + 1), {{"key", "/lock"}, {"revision", rev},
+                                               {"cause", request_cause(client, call, "delete_range", ms_to_ns(at), "member-0")}});
+    end(b, client, call, "ok", ms_to_ns(at + 2));
+    b.add(client, EventKind::ok, "release", ms_to_ns(at + 2));
   };
   take("client-0", 1, 2, 70, 1000);
-  b.fault("pause", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 7000}, {"start_ms", 1500}});
-  const nlohmann::json expiry = {{"lease", 70}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(6000)},
-                                 {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}};
-  b.truth("member-0", "lease-expired", ms(6001), expiry);
+  b.fault("pause", "start", ms_to_ns(1500), {{"targets", {"client-0"}}, {"duration_ms", 7000}, {"start_ms", 1500}});
+  const nlohmann::json expiry = {{"lease", 70}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(6000)},
+                                 {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}};
+  b.truth("member-0", "lease-expired", ms_to_ns(6001), expiry);
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", ms(6002), {{"key", "/lock"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
+  b.truth("etcd", "key-delete", ms_to_ns(6002), {{"key", "/lock"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
   take("client-4", 1, 4, 74, 6100);
-  b.fault("pause", "end", ms(8500), {{"targets", {"client-0"}}, {"duration_ms", 7000}, {"start_ms", 1500}});
+  b.fault("pause", "end", ms_to_ns(8500), {{"targets", {"client-0"}}, {"duration_ms", 7000}, {"start_ms", 1500}});
   release("client-0", 9, 5, 8500);
   take("client-1", 1, 6, 71, 8600);
   // An owner record client-1 created and client-0 then wrote over: client-0's deleting it is
   // not a deletion of another client's key.
-  b.truth("etcd", "key-put", ms(8603), {{"key", "/lock/owner"}, {"revision", 60}, {"create_revision", 60}, {"lease", 71},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 5, "put", ms(8603), "member-0")}});
-  b.truth("etcd", "key-put", ms(8650), {{"key", "/lock/owner"}, {"revision", 61}, {"create_revision", 60}, {"lease", 70},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 10, "put", ms(8650), "member-0")}});
-  b.add("client-0", EventKind::invoke, "release", ms(8655));
-  send(b, "client-0", 11, "delete_range", "member-0", ms(8655));
-  b.truth("etcd", "key-delete", ms(8656), {{"key", "/lock/owner"}, {"revision", 62},
-                                           {"cause", request_cause("client-0", 11, "delete_range", ms(8655), "member-0")}});
-  end(b, "client-0", 11, "ok", ms(8657));
-  b.add("client-0", EventKind::ok, "release", ms(8657));
+  b.truth("etcd", "key-put", ms_to_ns(8603), {{"key", "/lock/owner"}, {"revision", 60}, {"create_revision", 60}, {"lease", 71},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 5, "put", ms_to_ns(8603), "member-0")}});
+  b.truth("etcd", "key-put", ms_to_ns(8650), {{"key", "/lock/owner"}, {"revision", 61}, {"create_revision", 60}, {"lease", 70},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 10, "put", ms_to_ns(8650), "member-0")}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(8655));
+  send(b, "client-0", 11, "delete_range", "member-0", ms_to_ns(8655));
+  b.truth("etcd", "key-delete", ms_to_ns(8656), {{"key", "/lock/owner"}, {"revision", 62},
+                                           {"cause", request_cause("client-0", 11, "delete_range", ms_to_ns(8655), "member-0")}});
+  end(b, "client-0", 11, "ok", ms_to_ns(8657));
+  b.add("client-0", EventKind::ok, "release", ms_to_ns(8657));
   release("client-4", 2, 7, 8700);
   take("client-2", 1, 8, 72, 8800);
   release("client-1", 2, 9, 8900);
@@ -208,20 +208,20 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
 TEST_CASE("a late write that overwrote several updates says how many it never read") {
   HistoryBuilder b;
   auto write = [&b](const std::string& client, std::int64_t base, std::int64_t value, std::int64_t order, std::int64_t at) {
-    b.add(client, EventKind::invoke, "write", ms(at), {{"token", 0}, {"base", base}, {"value", value}});
-    b.truth("resource", "resource-write", ms(at + 1), {{"client", client}, {"token", 0}, {"accepted", true}, {"base", base},
+    b.add(client, EventKind::invoke, "write", ms_to_ns(at), {{"token", 0}, {"base", base}, {"value", value}});
+    b.truth("resource", "resource-write", ms_to_ns(at + 1), {{"client", client}, {"token", 0}, {"accepted", true}, {"base", base},
                                                        {"value", value}, {"order", order}});
-    b.add(client, EventKind::ok, "write", ms(at + 2), {}, {{"order", order}});
+    b.add(client, EventKind::ok, "write", ms_to_ns(at + 2), {}, {{"order", order}});
   };
   write("client-1", 0, 1, 1, 10);
   // client-0 read 1 and sends 2; its write is held on the way while three others land.
-  b.add("client-0", EventKind::invoke, "write", ms(20), {{"token", 0}, {"base", 1}, {"value", 2}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(20), {{"token", 0}, {"base", 1}, {"value", 2}});
   write("client-2", 1, 2, 2, 30);
   write("client-3", 2, 3, 3, 40);
   write("client-1", 3, 4, 4, 50);
-  b.truth("resource", "resource-write", ms(61), {{"client", "client-0"}, {"token", 0}, {"accepted", true}, {"base", 1},
+  b.truth("resource", "resource-write", ms_to_ns(61), {{"client", "client-0"}, {"token", 0}, {"accepted", true}, {"base", 1},
                                                  {"value", 2}, {"order", 5}});
-  b.add("client-0", EventKind::ok, "write", ms(62), {}, {{"order", 5}});
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(62), {}, {{"order", 5}});
   const CheckResult resource = check_resource(b.history, {});
   REQUIRE(resource.status == CheckStatus::violated);
   const std::string text = explanation_text(b.history, resource);
@@ -231,4 +231,4 @@ TEST_CASE("a late write that overwrote several updates says how many it never re
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

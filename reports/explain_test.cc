@@ -9,11 +9,11 @@
 #include "lockstep/checker/lock_truth.h"
 #include "lockstep/reports/report_test_support.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 using reports_test::HistoryBuilder;
-using reports_test::ms;
+using reports_test::ms_to_ns;
 using reports_test::verdict_of;
 
 using reports_test::contains;
@@ -55,17 +55,17 @@ TEST_CASE("the explanation of a paused holder says who - when - why and what it 
 
 TEST_CASE("a guarded write refused by its guard is said to have failed - not to have vanished") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::ok, "acquire", ms(1100), {}, {{"key", "/lock"}, {"key_revision", 5}});
-  b.fault("pause", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(2000), {{"mode", "exclusive"}});
-  b.add("client-2", EventKind::ok, "acquire", ms(3200), {}, {{"key", "/lock"}, {"key_revision", 7}});
-  b.fault("pause", "end", ms(4200), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
-  b.add("client-0", EventKind::invoke, "write", ms(4250), {{"token", 5}, {"base", 0}, {"value", 1}});
-  b.add("client-0", EventKind::fail, "write", ms(4260), {},
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1100), {}, {{"key", "/lock"}, {"key_revision", 5}});
+  b.fault("pause", "start", ms_to_ns(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(2000), {{"mode", "exclusive"}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(3200), {}, {{"key", "/lock"}, {"key_revision", 7}});
+  b.fault("pause", "end", ms_to_ns(4200), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(4250), {{"token", 5}, {"base", 0}, {"value", 1}});
+  b.add("client-0", EventKind::fail, "write", ms_to_ns(4260), {},
         {{"error", "rejected"}, {"message", "the guard failed: the lock key is gone or changed"}});
-  b.add("client-0", EventKind::invoke, "release", ms(4300));
-  b.add("client-0", EventKind::ok, "release", ms(4310));
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(4300));
+  b.add("client-0", EventKind::ok, "release", ms_to_ns(4310));
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
@@ -77,10 +77,10 @@ TEST_CASE("a guarded write refused by its guard is said to have failed - not to 
 
 TEST_CASE("nothing violated: no explanation") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1));
-  b.add("client-0", EventKind::ok, "acquire", ms(2), {}, {{"token", 1}});
-  b.add("client-0", EventKind::invoke, "release", ms(3));
-  b.add("client-0", EventKind::ok, "release", ms(4));
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1));
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(2), {}, {{"token", 1}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(3));
+  b.add("client-0", EventKind::ok, "release", ms_to_ns(4));
   const auto verdict = verdict_of({check_mutual_exclusion(b.history)}, b.history);
   CHECK(explain_checks(b.history, verdict).empty());
   CHECK(explain_violation(b.history, verdict).empty());
@@ -89,16 +89,16 @@ TEST_CASE("nothing violated: no explanation") {
 TEST_CASE("a holder whose key another client's put took over: the put is named") {
   // naive-get-put: client-1 overwrote client-0's key with a plain put (same create revision).
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(10));
-  b.add("client-1", EventKind::invoke, "acquire", ms(10.2));
-  b.add("client-1", EventKind::trace, "kv-send", ms(10.3), {{"call", 2}, {"request", "range"}, {"member", "member-0"}});
-  b.add("client-1", EventKind::trace, "kv-end", ms(10.4), {{"call", 2}, {"outcome", "ok"}});
-  b.truth("etcd", "key-put", ms(11), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
-  b.add("client-0", EventKind::ok, "acquire", ms(12), {}, {{"key", "k"}, {"key_revision", 2}});
-  b.truth("etcd", "key-put", ms(14), {{"key", "k"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0}, {"value", "client-1"},
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(10));
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(10.2));
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(10.3), {{"call", 2}, {"request", "range"}, {"member", "member-0"}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(10.4), {{"call", 2}, {"outcome", "ok"}});
+  b.truth("etcd", "key-put", ms_to_ns(11), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(12), {}, {{"key", "k"}, {"key_revision", 2}});
+  b.truth("etcd", "key-put", ms_to_ns(14), {{"key", "k"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0}, {"value", "client-1"},
                                       {"cause", {{"kind", "request"}, {"request", "put"}, {"client", "client-1"}, {"call", 3},
-                                                 {"member", "member-0"}, {"sent_ns", ms(13.5)}}}});
-  b.add("client-1", EventKind::ok, "acquire", ms(15), {}, {{"key", "k"}, {"key_revision", 3}});
+                                                 {"member", "member-0"}, {"sent_ns", ms_to_ns(13.5)}}}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(15), {}, {{"key", "k"}, {"key_revision", 3}});
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
@@ -118,19 +118,19 @@ TEST_CASE("a holder whose key another client's put took over: the put is named")
 
 TEST_CASE("a lost update is explained with the duplicated write and who held the lock") {
   HistoryBuilder b;
-  b.add("client-1", EventKind::invoke, "acquire", ms(10));
-  b.truth("etcd", "key-put", ms(11), {{"key", "k"}, {"revision", 4}, {"create_revision", 4}, {"lease", 9}});
-  b.add("client-1", EventKind::ok, "acquire", ms(12), {}, {{"token", 4}, {"key", "k"}, {"key_revision", 4}, {"lease", 9}});
-  b.fault("duplicate", "start", ms(13), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
-  b.add("client-1", EventKind::invoke, "write", ms(20), {{"token", 4}, {"base", 0}, {"value", 1}});
-  b.truth("resource", "resource-write", ms(21), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
-  b.add("client-1", EventKind::ok, "write", ms(22), {}, {{"order", 1}});
-  b.add("client-1", EventKind::invoke, "write", ms(23), {{"token", 4}, {"base", 1}, {"value", 2}});
-  b.truth("resource", "resource-write", ms(24), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 1}, {"value", 2}, {"order", 2}});
-  b.add("client-1", EventKind::ok, "write", ms(25), {}, {{"order", 2}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(10));
+  b.truth("etcd", "key-put", ms_to_ns(11), {{"key", "k"}, {"revision", 4}, {"create_revision", 4}, {"lease", 9}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(12), {}, {{"token", 4}, {"key", "k"}, {"key_revision", 4}, {"lease", 9}});
+  b.fault("duplicate", "start", ms_to_ns(13), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
+  b.add("client-1", EventKind::invoke, "write", ms_to_ns(20), {{"token", 4}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(21), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms_to_ns(22), {}, {{"order", 1}});
+  b.add("client-1", EventKind::invoke, "write", ms_to_ns(23), {{"token", 4}, {"base", 1}, {"value", 2}});
+  b.truth("resource", "resource-write", ms_to_ns(24), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 1}, {"value", 2}, {"order", 2}});
+  b.add("client-1", EventKind::ok, "write", ms_to_ns(25), {}, {{"order", 2}});
   // The first write's duplicate arrives late and rolls the counter back.
-  b.truth("resource", "resource-write", ms(30), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 3}});
-  b.fault("duplicate", "end", ms(113), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
+  b.truth("resource", "resource-write", ms_to_ns(30), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 3}});
+  b.fault("duplicate", "end", ms_to_ns(113), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
   const CheckResult resource = check_resource(b.history, {});
   INFO(resource.to_json().dump(2));
   REQUIRE(resource.status == CheckStatus::violated);
@@ -146,10 +146,10 @@ TEST_CASE("a lost update is explained with the duplicated write and who held the
 
 TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000));
-  b.fault("crash", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
-  b.fault("crash", "end", ms(2500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
-  b.add("client-0", EventKind::info, "acquire", ms(3000), {}, {{"error", "crashed"}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000));
+  b.fault("crash", "start", ms_to_ns(1500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
+  b.fault("crash", "end", ms_to_ns(2500), {{"targets", {"client-0"}}, {"duration_ms", 1000}});
+  b.add("client-0", EventKind::info, "acquire", ms_to_ns(3000), {}, {{"error", "crashed"}});
   CheckResult odd;
   odd.name = "linearizability";
   odd.status = CheckStatus::violated;
@@ -164,22 +164,22 @@ TEST_CASE("a check the explainer does not know gets its summary and its witness'
 
 TEST_CASE("the liveness explanation names the last fault and the key left behind by a crashed client") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(100));
-  b.truth("etcd", "key-put", ms(110), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
-  b.add("client-0", EventKind::ok, "acquire", ms(120), {}, {{"key", "k"}, {"key_revision", 2}});
-  b.fault("crash", "start", ms(200), {{"targets", {"client-0"}}, {"duration_ms", 100}});
-  b.fault("crash", "end", ms(300), {{"targets", {"client-0"}}, {"duration_ms", 100}});
-  b.truth("member-2", "leader-elected", ms(310), {{"member", 2}, {"term", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(100));
+  b.truth("etcd", "key-put", ms_to_ns(110), {{"key", "k"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0}, {"value", "client-0"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(120), {}, {{"key", "k"}, {"key_revision", 2}});
+  b.fault("crash", "start", ms_to_ns(200), {{"targets", {"client-0"}}, {"duration_ms", 100}});
+  b.fault("crash", "end", ms_to_ns(300), {{"targets", {"client-0"}}, {"duration_ms", 100}});
+  b.truth("member-2", "leader-elected", ms_to_ns(310), {{"member", 2}, {"term", 4}});
   for (int i = 0; i < 3; ++i) {
-    b.add("client-1", EventKind::invoke, "acquire", ms(400 + 10 * i));
-    b.add("client-1", i < 2 ? EventKind::fail : EventKind::info, "acquire", ms(405 + 10 * i), {},
+    b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(400 + 10 * i));
+    b.add("client-1", i < 2 ? EventKind::fail : EventKind::info, "acquire", ms_to_ns(405 + 10 * i), {},
           {{"error", i < 2 ? "lock-busy" : "timeout"}});
   }
   CheckResult live;
   live.name = "liveness";
   live.status = CheckStatus::violated;
   live.summary = "no client acquired the lock after every fault had healed at 0.30 s";
-  live.witness = {{"rule", "never-granted-after-healing"}, {"heal_ns", ms(300)}};
+  live.witness = {{"rule", "never-granted-after-healing"}, {"heal_ns", ms_to_ns(300)}};
   const std::string text = explain_violation(b.history, verdict_of({live}, b.history));
   INFO(text);
   CHECK(contains(text, "liveness: No client acquired the lock after every fault had healed at 0.30 s."));
@@ -194,22 +194,22 @@ TEST_CASE("the liveness explanation names the last fault and the key left behind
 // same session re-created later (same name, a new create revision).
 History stale_delete_history() {
   HistoryBuilder b;
-  b.add("client-1", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.add("client-1", EventKind::trace, "kv-send", ms(1500), {{"call", 9}, {"request", "delete_range"}, {"member", "member-2"}, {"key", "/lock/a"}});
-  b.fault("pause", "start", ms(1501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
-  b.add("client-1", EventKind::trace, "kv-end", ms(6500), {{"call", 9}, {"outcome", "deadline"}});
-  b.add("client-1", EventKind::fail, "acquire", ms(6600), {}, {{"error", "timeout"}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(7000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(7100), {{"key", "/lock/a"}, {"revision", 12}, {"create_revision", 12}, {"lease", 10}});
-  b.add("client-1", EventKind::ok, "acquire", ms(7200), {}, {{"key", "/lock/a"}, {"key_revision", 12}, {"lease", 10}});
-  b.fault("pause", "end", ms(21501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
-  b.truth("etcd", "key-delete", ms(21510), {{"key", "/lock/a"}, {"revision", 20},
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 9}, {"request", "delete_range"}, {"member", "member-2"}, {"key", "/lock/a"}});
+  b.fault("pause", "start", ms_to_ns(1501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(6500), {{"call", 9}, {"outcome", "deadline"}});
+  b.add("client-1", EventKind::fail, "acquire", ms_to_ns(6600), {}, {{"error", "timeout"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(7000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(7100), {{"key", "/lock/a"}, {"revision", 12}, {"create_revision", 12}, {"lease", 10}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(7200), {}, {{"key", "/lock/a"}, {"key_revision", 12}, {"lease", 10}});
+  b.fault("pause", "end", ms_to_ns(21501), {{"targets", {"member-2"}}, {"duration_ms", 20000}});
+  b.truth("etcd", "key-delete", ms_to_ns(21510), {{"key", "/lock/a"}, {"revision", 20},
                                             {"cause", {{"kind", "request"}, {"request", "delete_range"}, {"client", "client-1"},
-                                                       {"call", 9}, {"member", "member-2"}, {"sent_ns", ms(1500)},
-                                                       {"abandoned_ns", ms(6500)}}}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(21000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(21520), {{"key", "/lock/b"}, {"revision", 21}, {"create_revision", 21}, {"lease", 11}});
-  b.add("client-0", EventKind::ok, "acquire", ms(21600), {}, {{"key", "/lock/b"}, {"key_revision", 21}, {"lease", 11}});
+                                                       {"call", 9}, {"member", "member-2"}, {"sent_ns", ms_to_ns(1500)},
+                                                       {"abandoned_ns", ms_to_ns(6500)}}}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(21000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(21520), {{"key", "/lock/b"}, {"revision", 21}, {"create_revision", 21}, {"lease", 11}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(21600), {}, {{"key", "/lock/b"}, {"key_revision", 21}, {"lease", 11}});
   return b.history;
 }
 
@@ -224,7 +224,7 @@ TEST_CASE("a key deleted by its owner's own stale request: the request - not a l
   CHECK(x[0].cause.value("class", "") == "key-deleted-by-request");
   CHECK(x[0].cause["request"].value("call", 0) == 9);
   CHECK(x[0].cause["request"].value("client", "") == "client-1");
-  CHECK(x[0].cause["request"].value("abandoned_ns", std::int64_t{0}) == ms(6500));
+  CHECK(x[0].cause["request"].value("abandoned_ns", std::int64_t{0}) == ms_to_ns(6500));
   CHECK(contains(text, "client-1's lock key /lock/a (created at 7.100 s, revision 12) was deleted at 21.510 s "
                        "(revision 20) by a delete_range that client-1 sent to member-2 at 1.500 s (call 9) during its own "
                        "acquire (started at 1.000 s), on "
@@ -241,23 +241,23 @@ void lease_expires(HistoryBuilder& b, std::int64_t at_ns, const nlohmann::json& 
   b.truth("member-0", "lease-expired", at_ns, expiry);
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", at_ns + ms(10),
+  b.truth("etcd", "key-delete", at_ns + ms_to_ns(10),
           {{"key", "/l/0"}, {"revision", 9}, {"lease_expired", true}, {"cause", cause}});
 }
 
 TEST_CASE("a waiter granted after its own key expired: the grantee's lost key and its lease are the cause") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
-  b.add("client-0", EventKind::trace, "kv-send", ms(1100), {{"call", 3}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 1}});
-  b.fault("pause", "start", ms(1200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
-  lease_expires(b, ms(6110), {{"lease", 1}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms(6100)},
-                               {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(7000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(7010), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
-  b.add("client-1", EventKind::ok, "acquire", ms(7020), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
-  b.fault("pause", "end", ms(10200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
-  b.add("client-0", EventKind::ok, "acquire", ms(10300), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1100), {{"call", 3}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 1}});
+  b.fault("pause", "start", ms_to_ns(1200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
+  lease_expires(b, ms_to_ns(6110), {{"lease", 1}, {"leader", "member-0"}, {"term", 2}, {"found_ns", ms_to_ns(6100)},
+                               {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(7000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(7010), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(7020), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  b.fault("pause", "end", ms_to_ns(10200), {{"targets", {"client-0"}}, {"duration_ms", 9000}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(10300), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const auto x = explain_checks(b.history, verdict_of({mutex}, b.history));
@@ -275,22 +275,22 @@ TEST_CASE("a waiter granted after its own key expired: the grantee's lost key an
 
 TEST_CASE("a holder kept in its critical section by a slow link to the resource: the fault is named") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
-  b.add("client-0", EventKind::ok, "acquire", ms(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
-  b.fault("delay", "start", ms(1100), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.fault("delay", "start", ms_to_ns(1100), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
                                        {"amount_ms", 2500}, {"duration_ms", 900}});
   const std::int64_t delay_event = b.last_index();
-  b.add("client-0", EventKind::invoke, "write", ms(1200), {{"base", 0}, {"value", 1}});
-  b.fault("delay", "end", ms(2000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(1200), {{"base", 0}, {"value", 1}});
+  b.fault("delay", "end", ms_to_ns(2000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", false},
                                      {"amount_ms", 2500}, {"duration_ms", 900}});
-  lease_expires(b, ms(3100), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3090)},
-                               {"renewed_ns", ms(1000)}, {"renewed_by", "grant"}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(3150), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(3160), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
-  b.add("client-1", EventKind::ok, "acquire", ms(3200), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
-  b.truth("resource", "resource-write", ms(3700), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
-  b.add("client-0", EventKind::ok, "write", ms(3710), {}, {{"order", 1}});
+  lease_expires(b, ms_to_ns(3100), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(3090)},
+                               {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(3150), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(3160), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(3200), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  b.truth("resource", "resource-write", ms_to_ns(3700), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(3710), {}, {{"order", 1}});
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const auto x = explain_checks(b.history, verdict_of({mutex}, b.history));
@@ -305,13 +305,13 @@ TEST_CASE("a holder kept in its critical section by a slow link to the resource:
 TEST_CASE("a lessor revoke that never committed is not an expiry") {
   // A deposed leader's lessor tried to revoke client-0's lease; nothing committed, the key stood.
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
-  b.add("client-0", EventKind::ok, "acquire", ms(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
-  b.truth("member-0", "lease-revoke-attempt", ms(3000), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms(3000)}});
-  b.add("client-1", EventKind::invoke, "acquire", ms(4000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(4010), {{"key", "/l/1"}, {"revision", 6}, {"create_revision", 6}, {"lease", 2}});
-  b.add("client-1", EventKind::ok, "acquire", ms(4020), {}, {{"key", "/l/1"}, {"key_revision", 6}, {"lease", 2}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.truth("member-0", "lease-revoke-attempt", ms_to_ns(3000), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(3000)}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(4000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(4010), {{"key", "/l/1"}, {"revision", 6}, {"create_revision", 6}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(4020), {}, {{"key", "/l/1"}, {"key_revision", 6}, {"lease", 2}});
   const auto truth = extract_lock_truth(b.history);
   REQUIRE(truth.find_lease(1) != nullptr);
   CHECK_FALSE(truth.find_lease(1)->expired_ns.has_value());
@@ -327,9 +327,9 @@ TEST_CASE("a lessor revoke that never committed is not an expiry") {
 
 TEST_CASE("a clock fault is worded by its effect: rate_ppm is the absolute rate") {
   HistoryBuilder b;
-  b.fault("clock", "start", ms(1), {{"targets", {"client-0"}}, {"rate_ppm", 250000}, {"clock", "monotonic"}});
-  b.fault("clock", "start", ms(2), {{"targets", {"member-1"}}, {"rate_ppm", 4000000}, {"clock", "monotonic"}});
-  b.fault("clock", "start", ms(3), {{"targets", {"client-2"}}, {"amount_ms", -1500}, {"clock", "wall"}});
+  b.fault("clock", "start", ms_to_ns(1), {{"targets", {"client-0"}}, {"rate_ppm", 250000}, {"clock", "monotonic"}});
+  b.fault("clock", "start", ms_to_ns(2), {{"targets", {"member-1"}}, {"rate_ppm", 4000000}, {"clock", "monotonic"}});
+  b.fault("clock", "start", ms_to_ns(3), {{"targets", {"client-2"}}, {"amount_ms", -1500}, {"clock", "wall"}});
   const auto bands = reports::fault_bands(b.history);
   REQUIRE(bands.size() == 3);
   CHECK(reports::describe_fault(bands[0]) == "client-0's monotonic clock ran slow, at 25 % of nominal speed");
@@ -339,17 +339,17 @@ TEST_CASE("a clock fault is worded by its effect: rate_ppm is the absolute rate"
 
 TEST_CASE("a write delayed on its way to the resource is named as the cause of the lost update") {
   HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "write", ms(1000), {{"base", 0}, {"value", 1}});
-  b.fault("delay", "start", ms(1001), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
-  b.add("client-1", EventKind::invoke, "read", ms(2000));
-  b.truth("resource", "resource-read", ms(2001), {{"client", "client-1"}, {"accepted", true}, {"value", 0}});
-  b.add("client-1", EventKind::ok, "read", ms(2002), {}, {{"value", 0}});
-  b.add("client-1", EventKind::invoke, "write", ms(2100), {{"base", 0}, {"value", 1}});
-  b.truth("resource", "resource-write", ms(2101), {{"client", "client-1"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
-  b.add("client-1", EventKind::ok, "write", ms(2102), {}, {{"order", 1}});
-  b.fault("delay", "end", ms(1501 + 1000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
-  b.truth("resource", "resource-write", ms(9001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
-  b.add("client-0", EventKind::ok, "write", ms(9002), {}, {{"order", 2}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(1000), {{"base", 0}, {"value", 1}});
+  b.fault("delay", "start", ms_to_ns(1001), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
+  b.add("client-1", EventKind::invoke, "read", ms_to_ns(2000));
+  b.truth("resource", "resource-read", ms_to_ns(2001), {{"client", "client-1"}, {"accepted", true}, {"value", 0}});
+  b.add("client-1", EventKind::ok, "read", ms_to_ns(2002), {}, {{"value", 0}});
+  b.add("client-1", EventKind::invoke, "write", ms_to_ns(2100), {{"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(2101), {{"client", "client-1"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms_to_ns(2102), {}, {{"order", 1}});
+  b.fault("delay", "end", ms_to_ns(1501 + 1000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
+  b.truth("resource", "resource-write", ms_to_ns(9001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(9002), {}, {{"order", 2}});
   nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 6}}},
                             {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 9}}}};
   CheckResult resource;
@@ -368,15 +368,15 @@ TEST_CASE("a write delayed on its way to the resource is named as the cause of t
 
 TEST_CASE("fault bands pair starts with ends and name who they hit") {
   HistoryBuilder b;
-  b.fault("partition", "start", ms(1), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
-  b.fault("leader-change", "start", ms(2), {{"from_member", 0}, {"to_member", 2}, {"duration_ms", 0}});
-  b.fault("compaction", "start", ms(3), {{"duration_ms", 0}});
-  b.fault("pause", "start", ms(4), {{"targets", {"client-1"}}, {"duration_ms", 9}});
-  b.fault("partition", "end", ms(6), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
+  b.fault("partition", "start", ms_to_ns(1), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
+  b.fault("leader-change", "start", ms_to_ns(2), {{"from_member", 0}, {"to_member", 2}, {"duration_ms", 0}});
+  b.fault("compaction", "start", ms_to_ns(3), {{"duration_ms", 0}});
+  b.fault("pause", "start", ms_to_ns(4), {{"targets", {"client-1"}}, {"duration_ms", 9}});
+  b.fault("partition", "end", ms_to_ns(6), {{"from", {"client-0"}}, {"to", {"member-0", "member-1"}}, {"symmetric", false}, {"duration_ms", 5}});
   const auto bands = reports::fault_bands(b.history);
   REQUIRE(bands.size() == 4);
   CHECK(bands[0].kind == "partition");
-  CHECK(bands[0].end_ns == ms(6));
+  CHECK(bands[0].end_ns == ms_to_ns(6));
   CHECK(bands[0].processes == std::vector<std::string>{"client-0", "member-0", "member-1"});
   CHECK(reports::describe_fault(bands[0]) == "the links from client-0 to member-0 and member-1 were cut (their messages held)");
   CHECK(bands[1].processes == std::vector<std::string>{"member-0", "member-2"});
@@ -392,16 +392,16 @@ TEST_CASE("lock truth: keys - owners - leases and leader terms") {
   const auto truth = extract_lock_truth(h);
   REQUIRE(truth.keys.size() == 2);
   CHECK(truth.keys[0].owner == "client-0");
-  CHECK(truth.keys[0].end_ns == ms(3110));
+  CHECK(truth.keys[0].end_ns == ms_to_ns(3110));
   CHECK(truth.keys[0].deleted_by_lease_expiry);
   CHECK(truth.keys[1].owner == "client-2");
   CHECK(truth.keys[1].delete_revision == 8);
   const auto* lease = truth.find_lease(77);
   REQUIRE(lease != nullptr);
   CHECK(lease->owner == "client-0");
-  CHECK(lease->first_seen_ns == ms(1050));
+  CHECK(lease->first_seen_ns == ms_to_ns(1050));
   REQUIRE(lease->expired_ns.has_value());
-  CHECK(*lease->expired_ns == ms(3100));
+  CHECK(*lease->expired_ns == ms_to_ns(3100));
   CHECK(lease->expired_by == "member-1");
   REQUIRE(truth.leaders.size() == 1);
   CHECK(truth.leaders[0].member == "member-1");
@@ -409,4 +409,4 @@ TEST_CASE("lock truth: keys - owners - leases and leader terms") {
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

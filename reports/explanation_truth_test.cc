@@ -19,7 +19,7 @@
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/fault_bands.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 std::set<std::int64_t> committed_expiries(const History& h) {
@@ -112,4 +112,4 @@ TEST_CASE("explanations of many failures never claim what their histories deny")
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -11,9 +11,8 @@
 #include "lockstep/reports/timeline_model.h"
 #include "lockstep/reports/violation_focus.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
-namespace reports {
 namespace {
 
 std::int64_t us(std::int64_t ns) { return ns / 1000; }
@@ -216,11 +215,9 @@ nlohmann::json timeline_json(const TimelineModel& m, const std::vector<Violation
 }
 
 }  // namespace
-}  // namespace reports
 
 std::string render_report_html(const History& history, const nlohmann::json& verdict,
                                const nlohmann::json& scenario) {
-  using namespace reports;
   const RunFacts facts(history);
   const auto foci = violation_foci(history, verdict);
   const auto explanations = explain_checks(history, verdict);
@@ -252,4 +249,4 @@ std::string render_report_html(const History& history, const nlohmann::json& ver
   return o.str();
 }
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -17,9 +17,9 @@
 
 #include "lockstep/checker/history.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
 std::string render_report_html(const History& history, const nlohmann::json& verdict,
                                const nlohmann::json& scenario);
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

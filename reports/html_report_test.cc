@@ -8,7 +8,7 @@
 #include "lockstep/reports/html_text.h"
 #include "lockstep/reports/report_test_support.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 using reports_test::verdict_of;
@@ -49,7 +49,7 @@ TEST_CASE("the report of a violation shows the verdict - every check - the repla
   CheckResult liveness;
   liveness.name = "liveness";
   liveness.summary = "the lock kept being granted";
-  liveness.figures = {{"healed_at_ns", reports_test::ms(4200)}};
+  liveness.figures = {{"healed_at_ns", reports_test::ms_to_ns(4200)}};
   const auto verdict = verdict_of({check_mutual_exclusion(h), liveness}, h);
   const std::string html = render_report_html(h, verdict, {{"seed", 7}});
 
@@ -117,8 +117,8 @@ TEST_CASE("text from the files cannot break out of the page") {
 
 TEST_CASE("an OK run still gets a report - with no violation to zoom to") {
   reports_test::HistoryBuilder b;
-  b.add("client-0", EventKind::invoke, "acquire", reports_test::ms(1));
-  b.add("client-0", EventKind::ok, "acquire", reports_test::ms(2), {}, {{"token", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", reports_test::ms_to_ns(1));
+  b.add("client-0", EventKind::ok, "acquire", reports_test::ms_to_ns(2), {}, {{"token", 1}});
   const auto verdict = verdict_of({check_mutual_exclusion(b.history)}, b.history);
   const std::string html = render_report_html(b.history, verdict, {});
   CHECK(contains(html, "OK: all 1 checks hold."));
@@ -136,4 +136,4 @@ TEST_CASE("an empty history renders without a timeline to speak of") {
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

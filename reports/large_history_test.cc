@@ -7,7 +7,7 @@
 #include "lockstep/reports/html_report.h"
 #include "lockstep/reports/report_test_support.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 using reports_test::HistoryBuilder;
@@ -97,4 +97,4 @@ TEST_CASE("a 100 000-event history renders under 5 MB - in seconds - with detail
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -13,7 +13,7 @@
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/html_report.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
 namespace {
 
@@ -164,4 +164,4 @@ std::string report_text_summary(const History& history, const nlohmann::json& ve
   return s.str();
 }
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -17,7 +17,7 @@
 
 #include "lockstep/checker/history.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 
 struct RunFiles {
   History history;
@@ -38,4 +38,4 @@ std::string write_report(const RunFiles& files, const std::filesystem::path& out
 // violation and the replay command.
 std::string report_text_summary(const History& history, const nlohmann::json& verdict);
 
-}  // namespace lockstep
+}  // namespace lockstep::reports

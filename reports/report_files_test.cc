@@ -13,7 +13,7 @@
 #include "lockstep/reports/report_files.h"
 #include "lockstep/reports/report_test_support.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 namespace fs = std::filesystem;
@@ -219,4 +219,4 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

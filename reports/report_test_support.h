@@ -11,7 +11,7 @@
 
 namespace lockstep::reports_test {
 
-constexpr std::int64_t ms(double milliseconds) { return static_cast<std::int64_t>(milliseconds * 1'000'000); }
+constexpr std::int64_t ms_to_ns(double milliseconds) { return static_cast<std::int64_t>(milliseconds * 1'000'000); }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -70,37 +70,37 @@ inline nlohmann::json verdict_of(const std::vector<CheckResult>& checks, const H
 // acquires, client-0 resumes and writes to the resource with its stale token.
 inline History paused_holder_history() {
   HistoryBuilder b;
-  b.truth("member-1", "leader-elected", ms(100), {{"member", 1}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms(1000), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77}, {"value", "client-0"}});
-  b.add("client-0", EventKind::ok, "acquire", ms(1100), {}, {{"token", 5}, {"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1050), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77}, {"value", "client-0"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1100), {}, {{"token", 5}, {"key", "/lock"}, {"key_revision", 5}, {"lease", 77}});
   // A keep-alive renews the lease at 1.3 s; the next one is sent during the pause's run-up
   // and never answered.
-  b.add("client-0", EventKind::trace, "kv-send", ms(1290), {{"call", 4}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
-  b.add("client-0", EventKind::trace, "kv-end", ms(1310), {{"call", 4}, {"outcome", "ok"}});
-  b.fault("pause", "start", ms(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
-  b.add("client-2", EventKind::invoke, "acquire", ms(2000), {{"mode", "exclusive"}});
-  const nlohmann::json expiry = {{"lease", 77}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms(3090)},
-                                 {"renewed_ns", ms(1300)}, {"renewed_by", "keep-alive"}};
-  b.truth("member-1", "lease-revoke-attempt", ms(3090), expiry);
-  b.truth("member-1", "lease-expired", ms(3100), expiry);
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1290), {{"call", 4}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1310), {{"call", 4}, {"outcome", "ok"}});
+  b.fault("pause", "start", ms_to_ns(1500), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(2000), {{"mode", "exclusive"}});
+  const nlohmann::json expiry = {{"lease", 77}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms_to_ns(3090)},
+                                 {"renewed_ns", ms_to_ns(1300)}, {"renewed_by", "keep-alive"}};
+  b.truth("member-1", "lease-revoke-attempt", ms_to_ns(3090), expiry);
+  b.truth("member-1", "lease-expired", ms_to_ns(3100), expiry);
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("etcd", "key-delete", ms(3110), {{"key", "/lock"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
-  b.truth("etcd", "key-put", ms(3150), {{"key", "/lock"}, {"revision", 7}, {"create_revision", 7}, {"lease", 88}, {"value", "client-2"}});
-  b.add("client-2", EventKind::ok, "acquire", ms(3200), {}, {{"token", 7}, {"key", "/lock"}, {"key_revision", 7}, {"lease", 88}});
-  b.add("client-2", EventKind::invoke, "write", ms(3300), {{"token", 7}, {"base", 0}, {"value", 1}});
-  b.truth("resource", "resource-write", ms(3310), {{"client", "client-2"}, {"token", 7}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
-  b.add("client-2", EventKind::ok, "write", ms(3320), {}, {{"order", 1}});
-  b.fault("pause", "end", ms(4200), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
-  b.add("client-0", EventKind::invoke, "write", ms(4250), {{"token", 5}, {"base", 0}, {"value", 1}});
-  b.truth("resource", "resource-write", ms(4260), {{"client", "client-0"}, {"token", 5}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
-  b.add("client-0", EventKind::ok, "write", ms(4270), {}, {{"order", 2}});
-  b.add("client-0", EventKind::invoke, "release", ms(4300));
-  b.add("client-0", EventKind::info, "release", ms(4800), {}, {{"error", "timeout"}});
-  b.add("client-2", EventKind::invoke, "release", ms(5000));
-  b.truth("etcd", "key-delete", ms(5010), {{"key", "/lock"}, {"revision", 8}});
-  b.add("client-2", EventKind::ok, "release", ms(5020));
+  b.truth("etcd", "key-delete", ms_to_ns(3110), {{"key", "/lock"}, {"revision", 6}, {"lease_expired", true}, {"cause", cause}});
+  b.truth("etcd", "key-put", ms_to_ns(3150), {{"key", "/lock"}, {"revision", 7}, {"create_revision", 7}, {"lease", 88}, {"value", "client-2"}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(3200), {}, {{"token", 7}, {"key", "/lock"}, {"key_revision", 7}, {"lease", 88}});
+  b.add("client-2", EventKind::invoke, "write", ms_to_ns(3300), {{"token", 7}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(3310), {{"client", "client-2"}, {"token", 7}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-2", EventKind::ok, "write", ms_to_ns(3320), {}, {{"order", 1}});
+  b.fault("pause", "end", ms_to_ns(4200), {{"targets", {"client-0"}}, {"duration_ms", 2700}, {"start_ms", 1500}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(4250), {{"token", 5}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(4260), {{"client", "client-0"}, {"token", 5}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(4270), {}, {{"order", 2}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(4300));
+  b.add("client-0", EventKind::info, "release", ms_to_ns(4800), {}, {{"error", "timeout"}});
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(5000));
+  b.truth("etcd", "key-delete", ms_to_ns(5010), {{"key", "/lock"}, {"revision", 8}});
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(5020));
   b.history.header.meta = {{"members", 3}, {"clients", 3}};
   return b.history;
 }

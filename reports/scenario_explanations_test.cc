@@ -13,7 +13,7 @@
 #include "lockstep/harness/scenario.h"
 #include "lockstep/reports/explain.h"
 
-namespace lockstep {
+namespace lockstep::reports {
 namespace {
 
 struct ExpectedCause {
@@ -129,4 +129,4 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::reports

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "lockstep/sim/raft_safety.h"
 #include "lockstep/sim/etcd_config.h"
 #include "lockstep/sim/etcd_member.h"
 #include "lockstep/sim/network.h"
@@ -28,6 +29,7 @@ class EtcdCluster {
   World& world() { return world_; }
   Network& network() { return network_; }
   const EtcdConfig& config() const { return config_; }
+  RaftSafety& safety() { return safety_; }
   EtcdConfig& mutable_config() { return config_; }
 
   int size() const { return static_cast<int>(members_.size()); }
@@ -108,6 +110,7 @@ class EtcdCluster {
   EtcdConfig config_;
   std::vector<std::unique_ptr<EtcdMember>> members_;
   std::uint64_t max_reported_index_ = 0;
+  RaftSafety safety_;
   std::vector<ReplySink> reply_sinks_;  // by client process id (ids are small and dense)
   std::map<ProcessId, StreamBreakSink> stream_break_sinks_;
   std::set<ProcessId> keepalive_droppers_;

@@ -1,8 +1,8 @@
 #include "lockstep/sim/etcd_member.h"
 
 #include <algorithm>
-#include <cassert>
 
+#include "lockstep/kv/invariant.h"
 #include "lockstep/sim/etcd_cluster.h"
 
 namespace lockstep::sim {
@@ -259,6 +259,7 @@ void EtcdMember::note_leader(int leader) {
 }
 
 void EtcdMember::become_leader() {
+  cluster_.safety().elected(term_, index_);
   role_ = MemberRole::leader;
   leader_ = index_;
   note_leader(index_);
@@ -362,7 +363,7 @@ void EtcdMember::send_append(int peer) {
   m.prev_term = log_term(m.prev_index);
   const std::uint64_t last =
       std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
-  assert(m.prev_index >= log_offset_ && "a peer never needs an entry every member holds");
+  LOCKSTEP_INVARIANT(m.prev_index >= log_offset_, "a peer never needs an entry every member holds");
   if (last > m.prev_index)
     m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index - log_offset_),
                      log_.begin() + static_cast<std::ptrdiff_t>(last - log_offset_));
@@ -451,7 +452,7 @@ void EtcdMember::on_append(const Append& m) {
       if (i <= log_offset_) continue;
       if (i <= last_log_index()) {
         if (log_entry(i)->term == e->term) continue;
-        assert(i > applied_index_ && "a committed entry is never overwritten");
+        LOCKSTEP_INVARIANT(i > commit_index_, "a committed entry is never overwritten");
         log_.resize(i - 1 - log_offset_);
       }
       log_.push_back(e);
@@ -609,6 +610,7 @@ void EtcdMember::drop_proposal(LogEntry&& entry) {
 // ---------------------------------------------------------------- applying
 
 void EtcdMember::apply_committed() {
+  LOCKSTEP_INVARIANT(commit_index_ <= last_log_index(), "only entries in the log are committed");
   while (applied_index_ < commit_index_) {
     const SharedLogEntry entry = log_entry(applied_index_ + 1);  // held: applying may change log_
     ++applied_index_;
@@ -617,6 +619,7 @@ void EtcdMember::apply_committed() {
     std::optional<Result<ClientResponse>> result;
     const bool wants_result = answers_client || cluster_.records_truth_of(applied_index_);
     apply_entry(*entry, wants_result ? &result : nullptr);
+    cluster_.safety().applied(applied_index_, entry->term, store_.revision());
     if (answers_client) finish_request(entry->origin_request, std::move(*result));
   }
   serve_ready_reads();
@@ -692,7 +695,7 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     reply(route, Error(ErrorCode::leader_changed, "etcdserver: leader changed"));
     return;
   }
-  assert((pending_.empty() || pending_.back().first < id) && "request ids only grow");
+  LOCKSTEP_INVARIANT(pending_.empty() || pending_.back().first < id, "request ids only grow");
   pending_.emplace_back(id, PendingRequest{route, std::move(boxed), deadline, false, std::nullopt});
   waiting_ids_.push_back(id);  // the newest id: the list stays in order
   request_deadline_timer_.arm_no_later_than_local(deadline);

@@ -32,7 +32,6 @@
 //     timeout. A crash loses volatile state; the log, term, vote and store survive restart.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -42,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "lockstep/kv/invariant.h"
 #include "lockstep/kv/rng.h"
 #include "lockstep/sim/box.h"
 #include "lockstep/sim/deadline_timer.h"
@@ -220,7 +220,8 @@ class EtcdMember {
   void start_probe(int peer, std::uint64_t next_index);
   // Entry `index`, which must be in memory (after log_offset_).
   const SharedLogEntry& log_entry(std::uint64_t index) const {
-    assert(index > log_offset_ && index <= last_log_index());
+    LOCKSTEP_INVARIANT(index > log_offset_ && index <= last_log_index(),
+                       "an entry is read only while the log holds it");
     return log_[index - log_offset_ - 1];
   }
   std::uint64_t log_term(std::uint64_t index) const {

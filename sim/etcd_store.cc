@@ -9,6 +9,8 @@
 #include <utility>
 #include <variant>
 
+#include "lockstep/kv/invariant.h"
+
 namespace lockstep::sim {
 namespace {
 
@@ -281,6 +283,8 @@ class EtcdStore::WriteTxn {
 
   // Commits the revision bump and publishes the events; returns the store revision after.
   Revision end() {
+    LOCKSTEP_INVARIANT(store_.current_revision_ == begin_,
+                       "one write transaction at a time: each takes the next revision");
     if (change_count_ > 0) store_.current_revision_ = begin_ + 1;
     if (events_out_ != nullptr) {
       events_out_->insert(events_out_->end(), std::make_move_iterator(events_.begin()),
@@ -756,6 +760,7 @@ Result<LeaseRevokeResponse> EtcdStore::lease_revoke(LeaseId id, std::vector<Even
   const std::set<std::string> keys = it->second.keys;
   WriteTxn txn(*this, events, WriteTxn::Undo::not_needed);
   for (const std::string& key : keys) txn.delete_range(key, "");
+  LOCKSTEP_INVARIANT(it->second.keys.empty(), "a lease's keys go with it");
   leases_.erase(id);
   LeaseRevokeResponse resp;
   resp.header.revision = txn.end();

@@ -133,6 +133,7 @@ Network::Route Network::plan_route(ProcessId from, ProcessId to, bool in_stream)
 
 void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
   if (l.dead) {  // no connection can be made across the cut
+    leave_network(1);
     ++dropped_;
     return;
   }
@@ -181,6 +182,7 @@ void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
     Link& l = link(from, to);
     if (i >= l.held.size()) break;
     EventFn message = std::move(l.held[i]);
+    leave_network(1);
     message();
   }
   world_.set_running_held(was_held);
@@ -193,6 +195,7 @@ void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
 }
 
 void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
+  leave_network(l.held.size());
   dropped_ += l.held.size();
   l.held.clear();
   l.held_since_ns = -1;
@@ -214,6 +217,7 @@ void Network::on_crash(ProcessId pid) {
     if (from == pid || to == pid) reset.emplace_back(from, to);
   for (const auto& [from, to] : reset) {
     Link& l = link(from, to);
+    leave_network(l.held.size());
     dropped_ += l.held.size();
     l.held.clear();
     l.held_since_ns = -1;

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "lockstep/kv/invariant.h"
 #include "lockstep/kv/rng.h"
 #include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/kv/time.h"
@@ -108,6 +109,8 @@ class Network {
   std::uint64_t messages_sent() const { return sent_; }
   std::uint64_t messages_dropped() const { return dropped_; }
   std::uint64_t messages_held() const { return held_; }
+  // Copies of messages on their way or held by a cut.
+  std::uint64_t messages_in_network() const { return in_network_; }
 
  private:
   // When a message arrives and how many copies do (0: lost), with every random draw made.
@@ -143,17 +146,20 @@ class Network {
   template <typename Fn>
   void schedule_delivery(std::int64_t at_ns, ProcessId from, ProcessId to,
                          std::uint32_t generation, Fn&& deliver) {
+    ++in_network_;
     world_.schedule_at(TrueTime(Duration(at_ns)), to,
                        [this, from, to, generation,
                         deliver = std::forward<Fn>(deliver)]() mutable {
                          // No fault, no held message, no connection ever died: nothing to
                          // look up (the common case, on every message).
                          if (rules_.empty() && holding_.empty() && deaths_ == 0) {
+                           leave_network(1);
                            deliver();
                            return;
                          }
                          Link& l = link(from, to);
                          if (l.generation != generation) {  // its connection died
+                           leave_network(1);
                            ++dropped_;
                            return;
                          }
@@ -162,8 +168,16 @@ class Network {
                            return;
                          }
                          l.dead = false;
+                         leave_network(1);
                          deliver();
                        });
+  }
+  // Copies of messages that left the network (delivered or lost), `count` of them. Each copy
+  // scheduled leaves once: a message arrives at most once, twice only when a fault duplicated
+  // it (and scheduled the second copy).
+  void leave_network(std::uint64_t count) {
+    LOCKSTEP_INVARIANT(in_network_ >= count, "a message leaves the network at most once per copy");
+    in_network_ -= count;
   }
   // A message reached a cut link (or one still holding earlier messages): it waits.
   void hold(Link& l, ProcessId from, ProcessId to, EventFn&& message);
@@ -205,6 +219,7 @@ class Network {
   std::uint64_t sent_ = 0;
   std::uint64_t dropped_ = 0;
   std::uint64_t held_ = 0;
+  std::uint64_t in_network_ = 0;  // copies scheduled, not yet delivered or lost (held ones too)
 };
 
 }  // namespace lockstep::sim

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <stdexcept>
 
+#include "lockstep/kv/invariant.h"
+
 namespace lockstep::sim {
 
 World::World(std::uint64_t seed) : seed_(seed), root_rng_(seed) {
@@ -223,8 +225,8 @@ void World::run_front() {
   front_taken_ = true;  // popped by the event's first push, or else by the next settle_front
   const std::uint32_t slot = key.slot();
   Slot& s = slot_at(slot);
-  assert(s.seq == key.seq() && "settle_front leaves a live event at the front");
-  assert(key.at_ns >= now_.time_since_epoch().count() && "time never goes backwards");
+  LOCKSTEP_INVARIANT(s.seq == key.seq(), "settle_front leaves a live event at the front");
+  LOCKSTEP_INVARIANT(key.at_ns >= now_.time_since_epoch().count(), "time never goes backwards");
   now_ = TrueTime(Duration(key.at_ns));
   s.seq = kRunning;
   // Frees the slot after the event, also when it throws.
