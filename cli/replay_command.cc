@@ -4,9 +4,15 @@
 // exactly that and 1 if not (a loud message says what differs); with no expectation, the
 // run's own verdict (0 ok, 1 violated, 3 unknown). 2 for a bad file or option.
 // --runs N replays N times and fails (1) unless every run gives the same history hash.
+//
+// --backend etcd runs the scenario's workload and faults on a real etcd, --runs times (see
+// cli/real_replay.h): exit 1 when a real run violated a check, 0 when every check held in
+// every run, 3 when one could not decide, 2 for bad input or a cluster that could not start.
 #include <iostream>
 
 #include "lockstep/cli/commands.h"
+#include "lockstep/cli/real_replay.h"
+#include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_report.h"
 #include "lockstep/harness/replay.h"
 #include "lockstep/harness/run_files.h"
@@ -20,12 +26,78 @@ struct ReplayArgs {
   std::string out_dir;
   bool force = false;
   int runs = 1;
+  std::string backend = "sim";
+  std::string endpoints;
+  std::string etcd_bin;
+  bool allow_remote = false;
 };
+
+// The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
+// confirmation), each real run's in --out/real-K.
+int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
+  if (!args.out_dir.empty() && !args.force) {
+    std::string taken = run_directory_taken(args.out_dir);
+    for (int i = 1; taken.empty() && i <= args.runs; ++i)
+      taken = real_files_taken(std::filesystem::path(args.out_dir) / ("real-" + std::to_string(i)));
+    if (!taken.empty()) {
+      std::cerr << "lockstep replay: " << taken << "\n";
+      return kExitBadInput;
+    }
+  }
+  RealConfirmationArgs real;
+  real.runs = args.runs;
+  real.endpoints = split_endpoints(args.endpoints);
+  real.etcd_bin = args.etcd_bin;
+  real.allow_remote = args.allow_remote;
+  std::cout << "lockstep replay " << args.file << " on a real etcd, " << args.runs << " run"
+            << (args.runs == 1 ? "" : "s") << "\n";
+  const ReplayOutcome simulated = replay_scenario(scenario);
+  const RealConfirmation confirmation =
+      confirm_on_real(scenario, simulated.result, real, args.out_dir, args.force, std::cout);
+  if (!confirmation.error.empty()) {
+    std::cerr << "lockstep replay: " << confirmation.error << "\n";
+    return kExitBadInput;
+  }
+  std::cout << "  simulated: "
+            << (confirmation.simulated_violations.empty()
+                    ? std::string("every check ok")
+                    : [&] {
+                        std::string v;
+                        for (const auto& c : confirmation.simulated_violations)
+                          v += (v.empty() ? "" : ",") + c;
+                        return v + " violated";
+                      }())
+            << "\n  " << confirmation.summary() << "\n";
+  if (!args.out_dir.empty()) {
+    std::string err = write_run_directory(args.out_dir, scenario, simulated.result, args.force);
+    if (err.empty()) err = add_real_confirmation(args.out_dir, confirmation.to_json());
+    if (err.empty()) err = write_run_report(args.out_dir, args.force);
+    if (!err.empty()) {
+      std::cerr << "lockstep replay: " << err << "\n";
+      return kExitBadInput;
+    }
+    std::cout << "  wrote " << args.out_dir
+              << "/{history.jsonl,verdict.json,scenario.json,report.html} and real-1.."
+              << confirmation.runs.size() << "/\n";
+  }
+  if (confirmation.interrupted) return 130;
+  bool violated = false, unknown = false;
+  for (const auto& r : confirmation.runs) {
+    violated = violated || !r.violated.empty();
+    unknown = unknown || r.unknown || !r.error.empty();
+  }
+  return violated ? kExitViolated : unknown ? kExitUnknown : kExitOk;
+}
 
 int replay(const ReplayArgs& args) {
   Scenario scenario;
   if (auto err = load_scenario_file(args.file, scenario); !err.empty()) {
     std::cerr << "lockstep replay: " << err << "\n";
+    return kExitBadInput;
+  }
+  if (args.backend == "etcd") return replay_on_real(args, scenario);
+  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote) {
+    std::cerr << "lockstep replay: --endpoints, --etcd-bin and --allow-remote need --backend etcd\n";
     return kExitBadInput;
   }
   if (!args.out_dir.empty() && !args.force)
@@ -82,9 +154,25 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
       ->check(non_empty());
   cmd->add_flag("--force", args->force, "Overwrite files already in --out");
   cmd->add_option("--runs", args->runs,
-                  "Replay this many times; every run must give the same history hash")
+                  "Replay this many times; every run must give the same history hash (with "
+                  "--backend etcd: this many real runs)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--backend", args->backend,
+                  "sim: the simulator; etcd: the scenario's workload and faults on a real etcd "
+                  "(see docs/real-etcd.md)")
+      ->check(CLI::IsMember({"sim", "etcd"}))
+      ->capture_default_str();
+  cmd->add_option("--endpoints", args->endpoints,
+                  "With --backend etcd: host:port,... of an existing cluster (default: start a "
+                  "local cluster of the scenario's size)")
+      ->check(non_empty());
+  cmd->add_option("--etcd-bin", args->etcd_bin,
+                  "With --backend etcd: the etcd binary for the local cluster (default: etcd "
+                  "from PATH)")
+      ->check(non_empty());
+  cmd->add_flag("--allow-remote", args->allow_remote,
+                "With --endpoints: allow endpoints that are not on this machine");
   cmd->callback([&commands, args] { commands.action = [args] { return replay(*args); }; });
 }
 

@@ -40,7 +40,8 @@ namespace {
 
 constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
-// Empty when none of the files a real run writes exists in `dir`.
+}  // namespace
+
 std::string real_files_taken(const std::filesystem::path& dir) {
   static constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json", "report.html"};
   return files_taken(dir, kRealRunFiles);
@@ -75,8 +76,6 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
   // The report as a simulated run's, with the backend where a scenario would stand.
   return reports::write_report(reports::RunFiles{outcome.result.history, verdict, nullptr}, dir / "report.html");
 }
-
-}  // namespace
 
 int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_args) {
   if (!args.endpoints.empty() && !args.etcd_bin.empty()) {

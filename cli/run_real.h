@@ -2,10 +2,14 @@
 // and removes, or --endpoints of an existing one). See docs/real-etcd.md.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "lockstep/harness/run_request.h"
+#ifdef LOCKSTEP_HAVE_REAL_ETCD
+#include "lockstep/real_run/runner.h"
+#endif
 
 namespace lockstep::cli {
 
@@ -21,6 +25,14 @@ struct RealRunArgs {
 // Exit codes as `lockstep run`: 0 every check ok, 1 a check violated, 2 bad input or the
 // cluster could not be started/reached, 3 a check unknown; 130 when interrupted (Ctrl-C).
 int run_real_backend(const RealRunArgs& args);
+
+#ifdef LOCKSTEP_HAVE_REAL_ETCD
+// The files of one real run in `dir`: history.jsonl, verdict.json (with the backend in place
+// of a replay command) and report.html. Empty when none of them exists in `dir` / an error.
+std::string real_files_taken(const std::filesystem::path& dir);
+std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
+                             const RealRunOutcome& outcome, bool overwrite);
+#endif
 
 // "a:1,b:2" -> {"a:1", "b:2"} (empty items dropped).
 std::vector<std::string> split_endpoints(const std::string& text);

@@ -171,6 +171,41 @@ void run_section(std::ostream& o, const nlohmann::json& verdict, const nlohmann:
       o << "<span>" << html_escape(name) << " <b>" << html_escape(figure_value(it.key(), it.value())) << "</b></span>";
     }
   o << "</div>";
+  // `replay --backend etcd` (or --confirm-real): the same scenario tried on a real cluster.
+  if (verdict.contains("real_confirmation") && verdict["real_confirmation"].is_object()) {
+    const nlohmann::json& real = verdict["real_confirmation"];
+    o << "<p class=\"note\" id=\"real-confirmation\"><b>On a real etcd:</b> "
+      << html_escape(text_of(real, "summary")) << "</p>";
+    if (real.contains("runs") && real["runs"].is_array() && !real["runs"].empty()) {
+      o << "<ul class=\"real-runs\">";
+      int k = 0;
+      for (const auto& run : real["runs"]) {
+        ++k;
+        o << "<li>real run " << k << ": ";
+        const std::string dir = run.is_object() ? text_of(run, "dir") : "";
+        std::string violated;
+        if (run.is_object() && run.contains("violated") && run["violated"].is_array())
+          for (const auto& c : run["violated"])
+            violated += (violated.empty() ? "" : ", ") + (c.is_string() ? c.get<std::string>() : c.dump());
+        const std::string what = run.is_object() && run.contains("error")
+                                     ? "could not run: " + text_of(run, "error")
+                                 : violated.empty() ? std::string("every check ok")
+                                                    : violated + " violated";
+        if (!dir.empty())
+          o << "<a href=\"" << html_escape(dir) << "/report.html\">" << html_escape(what) << "</a>";
+        else
+          o << html_escape(what);
+        o << "</li>";
+      }
+      o << "</ul>";
+    }
+    if (real.contains("skipped_faults") && real["skipped_faults"].is_array() && !real["skipped_faults"].empty()) {
+      o << "<p class=\"note\">Skipped on the real backend:</p><ul>";
+      for (const auto& f : real["skipped_faults"])
+        o << "<li>" << html_escape(f.is_string() ? f.get<std::string>() : f.dump()) << "</li>";
+      o << "</ul>";
+    }
+  }
   if (real_run) {
     // A run on a real etcd: no scenario, since nothing replays it; the backend stands instead.
     o << "<p class=\"note\" id=\"real-run\">A run on a real etcd: it wrote no scenario.json, since "

@@ -1,0 +1,220 @@
+#include "lockstep/cli/real_replay.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "lockstep/cli/run_real.h"
+#ifdef LOCKSTEP_HAVE_REAL_ETCD
+#include "lockstep/real_run/faults.h"
+#include "lockstep/real_run/interrupt.h"
+#include "lockstep/real_run/runner.h"
+#endif
+
+namespace lockstep::cli {
+
+int RealConfirmation::reproduced() const {
+  int n = 0;
+  for (const auto& r : runs) n += r.reproduced ? 1 : 0;
+  return n;
+}
+
+std::string RealConfirmation::summary() const {
+  std::ostringstream o;
+  const std::string etcd = etcd_version.empty() ? "etcd" : "etcd " + etcd_version;
+  if (!error.empty()) return "not run on " + etcd + ": " + error;
+  if (simulated_violations.empty()) {
+    o << "the simulated replay violated no check: nothing to reproduce; " << runs.size()
+      << " real run" << (runs.size() == 1 ? "" : "s") << " on " << etcd;
+  } else {
+    o << (reproduced() > 0 ? "reproduced" : "not reproduced") << " on " << etcd << " in "
+      << reproduced() << " of " << runs.size() << " run" << (runs.size() == 1 ? "" : "s");
+  }
+  std::map<std::string, int> violated;
+  for (const auto& r : runs)
+    for (const auto& c : r.violated) ++violated[c];
+  std::string parts;
+  for (const auto& [check, n] : violated)
+    parts += (parts.empty() ? "" : ", ") + check + " violated in " + std::to_string(n);
+  int failed = 0;
+  for (const auto& r : runs) failed += r.error.empty() ? 0 : 1;
+  if (failed) parts += (parts.empty() ? "" : ", ") + std::to_string(failed) + " could not run";
+  if (!parts.empty()) o << " (" << parts << ")";
+  if (!skipped_faults.empty())
+    o << "; " << skipped_faults.size() << " fault" << (skipped_faults.size() == 1 ? "" : "s")
+      << " skipped (not available on the real backend)";
+  if (interrupted) o << "; interrupted";
+  return o.str();
+}
+
+nlohmann::json RealConfirmation::to_json() const {
+  nlohmann::json j;
+  j["summary"] = summary();
+  j["etcd_version"] = etcd_version;
+  j["simulated_violations"] = simulated_violations;
+  j["skipped_faults"] = skipped_faults;
+  j["reproduced"] = reproduced();
+  j["runs"] = nlohmann::json::array();
+  for (const auto& r : runs) {
+    nlohmann::json run = {{"violated", r.violated}, {"reproduced", r.reproduced}};
+    if (r.unknown) run["unknown"] = true;
+    if (!r.error.empty()) run["error"] = r.error;
+    if (!r.dir.empty()) run["dir"] = r.dir;
+    j["runs"].push_back(std::move(run));
+  }
+  if (!error.empty()) j["error"] = error;
+  if (interrupted) j["interrupted"] = true;
+  return j;
+}
+
+std::string add_real_confirmation(const std::filesystem::path& dir, const nlohmann::json& confirmation) {
+  const std::filesystem::path file = dir / "verdict.json";
+  nlohmann::json verdict;
+  {
+    std::ifstream in(file);
+    verdict = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  }
+  if (!verdict.is_object()) return "cannot read " + file.string() + " back";
+  verdict["real_confirmation"] = confirmation;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << verdict.dump(2) << "\n";
+  return out.flush() ? std::string() : "cannot write " + file.string();
+}
+
+#ifndef LOCKSTEP_HAVE_REAL_ETCD
+bool real_backend_available() { return false; }
+
+RealConfirmation confirm_on_real(const Scenario&, const RunResult&, const RealConfirmationArgs&,
+                                 const std::filesystem::path&, bool, std::ostream&) {
+  RealConfirmation c;
+  c.error = "this lockstep was built without the real etcd backend (configure with "
+            "-DLOCKSTEP_BUILD_REAL_ETCD=ON)";
+  return c;
+}
+#else
+namespace {
+
+std::string seconds_text(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(d.count()) / 1e9);
+  return buf;
+}
+
+std::string names(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+// "delay member-0 -> client-1 at 2.000 s for 8.000 s"
+std::string describe_skipped(const sim::FaultSpec& f) {
+  std::string who = f.targets.empty() ? names(f.from) + (f.symmetric ? " <-> " : " -> ") + names(f.to)
+                                      : names(f.targets);
+  return f.kind + " " + who + " at " + seconds_text(f.start) + " for " + seconds_text(f.duration);
+}
+
+// The version the etcd binary reports ("etcd Version: 3.4.23"), or empty.
+std::string etcd_binary_version(const std::string& binary) {
+  const std::string command = "'" + (binary.empty() ? std::string("etcd") : binary) + "' --version 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {};
+  std::string text;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) text += buf;
+  ::pclose(pipe);
+  const std::string marker = "etcd Version: ";
+  const auto at = text.find(marker);
+  if (at == std::string::npos) return {};
+  const auto end = text.find('\n', at);
+  return text.substr(at + marker.size(), end == std::string::npos ? end : end - at - marker.size());
+}
+
+}  // namespace
+
+bool real_backend_available() { return true; }
+
+RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simulated,
+                                 const RealConfirmationArgs& args,
+                                 const std::filesystem::path& out_dir, bool overwrite,
+                                 std::ostream& out) {
+  RealConfirmation c;
+  const bool local = args.endpoints.empty();
+  if (local) c.etcd_version = etcd_binary_version(args.etcd_bin);
+
+  // What the simulator says: the checks to reproduce.
+  for (const auto& check : simulated.checks)
+    if (check.status == CheckStatus::violated) c.simulated_violations.push_back(check.name);
+
+  RealRunConfig config;
+  config.run = scenario.config;
+  config.backend.endpoints = args.endpoints;
+  config.backend.allow_remote = args.allow_remote;
+  config.backend.etcd_binary = args.etcd_bin;
+  // The schedule is explicit: the random classes it was drawn from do not apply.
+  config.run.fault_classes.clear();
+  const auto supported = real_fault_classes(local);
+  std::vector<sim::FaultSpec> kept;
+  for (const auto& f : scenario.config.faults) {
+    if (std::find(supported.begin(), supported.end(), f.kind) != supported.end()) {
+      kept.push_back(f);
+    } else {
+      c.skipped_faults.push_back(describe_skipped(f));
+    }
+  }
+  config.run.faults = kept;
+  if (auto err = validate_real_run_config(config); !err.empty()) {
+    c.error = err;
+    return c;
+  }
+  if (!c.skipped_faults.empty()) {
+    out << "skipped on the real backend (" << (local ? "a local cluster" : "--endpoints")
+        << " cannot apply them):\n";
+    for (const auto& s : c.skipped_faults) out << "  " << s << "\n";
+  }
+  for (int i = 1; i <= args.runs; ++i) {
+    RealRunOutcome outcome;
+    {
+      InterruptGuard guard;  // Ctrl-C stops the run and its cluster
+      outcome = run_real(config, &InterruptGuard::flag());
+    }
+    RealConfirmation::Run run;
+    if (!outcome.error.empty()) {
+      run.error = outcome.error;
+      out << "  real run " << i << ": could not run: " << outcome.error << "\n";
+    } else {
+      for (const auto& check : outcome.result.checks) {
+        if (check.status == CheckStatus::violated) run.violated.push_back(check.name);
+        if (check.status == CheckStatus::unknown) run.unknown = true;
+      }
+      for (const auto& v : run.violated)
+        for (const auto& s : c.simulated_violations) run.reproduced = run.reproduced || v == s;
+      if (!out_dir.empty()) {
+        const std::filesystem::path dir = out_dir / ("real-" + std::to_string(i));
+        if (auto err = write_real_files(dir, config, outcome, overwrite); !err.empty()) {
+          c.error = err;
+          c.runs.push_back(run);
+          return c;
+        }
+        run.dir = "real-" + std::to_string(i);
+      }
+      out << "  real run " << i << ": "
+          << (run.violated.empty() ? std::string(run.unknown ? "unknown" : "every check ok")
+                                   : names(run.violated) + " violated")
+          << (run.reproduced ? " (reproduced)" : "") << ", " << outcome.result.history.events.size()
+          << " events\n";
+    }
+    c.runs.push_back(run);
+    if (outcome.interrupted) {
+      c.interrupted = true;
+      break;
+    }
+  }
+  return c;
+}
+#endif  // LOCKSTEP_HAVE_REAL_ETCD
+
+}  // namespace lockstep::cli

@@ -1,0 +1,68 @@
+// A simulated failure tried on a real etcd: `lockstep replay FILE --backend etcd` (and, on
+// the same mechanism, explore's and demo's --confirm-real).
+//
+// Contract: the scenario's workload and explicit fault schedule run in real time on a local
+// etcd cluster of the scenario's size (1 or 3 members), or on given endpoints, `runs` times.
+// Faults the real backend cannot apply are listed before the first run and skipped; the
+// result says so. Each real run is judged by the same checks; a run *reproduces* the failure
+// when a check the simulated replay violated is violated again. Fault start times are taken
+// relative to the clients' start, as `run --backend etcd` does (docs/real-etcd.md says what
+// jitter to expect). With an output directory, each real run keeps its files in
+// DIR/real-1/, DIR/real-2/, ... and the summary goes into the scenario's own verdict.json
+// (under "real_confirmation") and report.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lockstep/harness/scenario.h"
+#include "lockstep/harness/sim_runner.h"
+
+namespace lockstep::cli {
+
+struct RealConfirmationArgs {
+  int runs = 1;
+  std::vector<std::string> endpoints;  // empty: a local cluster of the scenario's size
+  std::string etcd_bin;                // local cluster: empty = etcd from PATH
+  bool allow_remote = false;
+};
+
+struct RealConfirmation {
+  std::string error;                      // could not run at all (bad input, no etcd)
+  std::string etcd_version;               // "3.4.23", or empty when not known
+  std::vector<std::string> simulated_violations;  // the checks the simulated replay violated
+  std::vector<std::string> skipped_faults;        // described, in schedule order
+  struct Run {
+    std::vector<std::string> violated;  // the checks this real run violated
+    bool reproduced = false;            // one of them is among simulated_violations
+    bool unknown = false;               // a check could not decide
+    std::string error;                  // the run could not be made
+    std::string dir;                    // where its files are, or empty
+  };
+  std::vector<Run> runs;
+  bool interrupted = false;
+  int reproduced() const;
+  // "reproduced on etcd 3.4.23 in 3 of 5 runs (mutex violated in 3)"
+  std::string summary() const;
+  nlohmann::json to_json() const;
+};
+
+// Runs `scenario` on a real etcd as above, printing progress to `out`; `simulated` is the
+// scenario's simulated run (its violated checks are the ones to reproduce). `out_dir` may be
+// empty (nothing written); the caller has checked it may write there.
+RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simulated,
+                                 const RealConfirmationArgs& args,
+                                 const std::filesystem::path& out_dir, bool overwrite,
+                                 std::ostream& out);
+
+// Adds the confirmation to DIR/verdict.json (as "real_confirmation"); an error message or empty.
+std::string add_real_confirmation(const std::filesystem::path& dir, const nlohmann::json& confirmation);
+
+// Whether this lockstep was built with the real etcd backend.
+bool real_backend_available();
+
+}  // namespace lockstep::cli
