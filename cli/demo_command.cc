@@ -37,6 +37,8 @@ struct DemoArgs {
   std::uint64_t first_seed = 1;
   int jobs = 0;
   int shrink_runs = 200;
+  int confirm_real = 0;
+  std::string etcd_bin;
 };
 
 // The first of lockstep-demo, lockstep-demo-2, lockstep-demo-3, ... that does not exist.
@@ -66,6 +68,7 @@ std::string terminal_line(const DemoOutcome& r) {
   if (!r.error.empty()) return line + ": " + r.error;
   if (r.failing_seed) {
     line += fmt::format(" {} (seed {}, {})", r.violated_check, *r.failing_seed, r.shrink_text);
+    if (!r.real_summary.empty()) line += "; " + r.real_summary;
   } else {
     line += " (checks: " + checks_text(r.plan.checks) +
             (r.plan.expected_to_hold ? ")" : "; not caught yet: give it more --time-budget or --seeds)");
@@ -88,6 +91,8 @@ int demo_main(const DemoArgs& args) {
   settings.shrink_runs = args.shrink_runs;
   settings.jobs = args.jobs > 0 ? args.jobs : default_jobs();
   settings.overwrite = args.force;
+  settings.confirm_real = args.confirm_real;
+  settings.etcd_bin = args.etcd_bin;
 
   DemoIndex index;
   index.out_dir = out;
@@ -187,6 +192,13 @@ void add_demo_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use per failure")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  cmd->add_option("--confirm-real", a->confirm_real,
+                  "Replay each algorithm's shrunk failure this many times on a local real etcd "
+                  "(see docs/real-etcd.md)")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--etcd-bin", a->etcd_bin,
+                  "With --confirm-real: the etcd binary (default: etcd from PATH)")
+      ->check(non_empty());
   cmd->callback([&commands, a] { commands.action = [a] { return demo_main(*a); }; });
 }
 

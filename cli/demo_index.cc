@@ -76,6 +76,8 @@ void row(std::string& o, const DemoIndex& index, std::size_t i) {
        escape(done ? demo_verdict_words(r) : std::string("pending")) + "</span>";
   if (done && r.failing_seed)
     o += "<br><small class=\"note\">seed " + std::to_string(*r.failing_seed) + ", " + escape(r.shrink_text) + "</small>";
+  if (done && !r.real_summary.empty())
+    o += "<br><small class=\"note real\">on a real etcd: " + escape(r.real_summary) + "</small>";
   o += "</td><td>" + escape(done ? r.violated_check : "") + "</td><td class=\"explanation\">";
   if (done && !r.error.empty()) o += "error: " + escape(r.error);
   else if (done && r.failing_seed && !r.cause_chain.empty()) {

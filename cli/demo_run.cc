@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
+#include "lockstep/cli/real_replay.h"
 #include "lockstep/harness/explore.h"
 #include "lockstep/harness/replay.h"
 #include "lockstep/harness/run_files.h"
@@ -134,6 +136,19 @@ DemoOutcome demo_algorithm(const AlgorithmInfo& info, const DemoSettings& s,
   }
   out.verdict = run_verdict(result);
   out.error = write_files(dir, scenario, result, s.overwrite, out);
+  if (out.error.empty() && out.failing_seed && s.confirm_real > 0) {
+    RealConfirmationArgs real;
+    real.runs = s.confirm_real;
+    real.etcd_bin = s.etcd_bin;
+    std::ostringstream progress;  // the demo prints one line per algorithm
+    const RealConfirmation confirmation =
+        confirm_on_real(scenario, result, real, dir, s.overwrite, progress);
+    out.real_summary = confirmation.summary();
+    out.error = add_real_confirmation(dir, confirmation.to_json());
+    reports::RunFiles files;
+    if (out.error.empty()) out.error = reports::load_run_files(dir, files);
+    if (out.error.empty()) out.error = reports::write_report(files, dir / "report.html");
+  }
   out.wall_seconds = seconds_since(started);
   return out;
 }

@@ -12,6 +12,8 @@
 //   - `dir` receives history.jsonl, verdict.json, scenario.json and report.html: the shrunk
 //     failure or, when no seed failed, the run of the first seed explored (a representative
 //     survivor). `lockstep replay dir/scenario.json` reproduces it (its verdict and history).
+//   - With confirm_real, a failure is then replayed that many times on a local real etcd; its
+//     real runs are kept in dir/real-K and the summary goes into verdict.json and the report.
 //   - Never throws for bad input or I/O: errors come back in DemoOutcome::error.
 #pragma once
 
@@ -41,6 +43,9 @@ struct DemoSettings {
   int members = 3;
   Duration duration = seconds(20);
   std::optional<Duration> max_fault_duration;  // unset: max_fault_duration()'s default
+  // Real runs of each shrunk failure on a local etcd (cli/real_replay.h); 0: none.
+  int confirm_real = 0;
+  std::string etcd_bin;  // for them: empty = etcd from PATH
 };
 
 struct DemoOutcome {
@@ -59,6 +64,8 @@ struct DemoOutcome {
   std::vector<std::pair<std::string, std::string>> cause_chain;
   std::string cause_class;      // the explanation's cause["class"], or ""
   std::string shrink_text;      // e.g. "shrunk in 40 runs to 1 fault, 2 clients, 100 ms of load"
+  // With confirm_real: e.g. "reproduced on etcd 3.4.23 in 3 of 5 runs (mutex violated in 3)".
+  std::string real_summary;
   double wall_seconds = 0;
   // A violation of what the algorithm is expected to hold: a bug, to be reported loudly.
   bool unexpected() const { return plan.expected_to_hold && failing_seed.has_value(); }

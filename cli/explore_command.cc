@@ -13,6 +13,8 @@
 
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/demo_plan.h"
+#include "lockstep/cli/real_replay.h"
+#include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_report.h"
 #include "lockstep/harness/explore.h"
 #include "lockstep/harness/parallel_runs.h"
@@ -44,6 +46,8 @@ struct ExploreArgs {
   int shrink_runs = 400;
   std::string out_dir;
   bool force = false;
+  int confirm_real = 0;      // real runs of the shrunk failure (0: none)
+  std::string etcd_bin;      // for them: empty = etcd from PATH
 };
 
 // Whole milliseconds, so that every scenario explore writes can be written exactly.
@@ -113,6 +117,10 @@ int explore_main(const ExploreArgs& args) {
                                                     "failure-unshrunk.json"};
     std::string taken = run_directory_taken(dir / "failure");
     if (taken.empty()) taken = files_taken(dir, kExploreFiles);
+#ifdef LOCKSTEP_HAVE_REAL_ETCD
+    for (int i = 1; taken.empty() && i <= args.confirm_real; ++i)
+      taken = real_files_taken(dir / "failure" / ("real-" + std::to_string(i)));
+#endif
     if (!taken.empty()) {
       std::cerr << "lockstep explore: " << taken << "\n";
       return kExitBadInput;
@@ -148,6 +156,7 @@ int explore_main(const ExploreArgs& args) {
     return kExitBadInput;
   }
   std::string failure_file;
+  std::optional<RealConfirmation> confirmation;
   if (r.failing_seed) {
     const std::string origin = "lockstep explore --algorithm " + args.algorithm + " (seed " +
                                std::to_string(*r.failing_seed) + ", faults " + args.faults + ")";
@@ -167,6 +176,17 @@ int explore_main(const ExploreArgs& args) {
     const RunResult failure_run = run_simulation(failure.config);  // one run, deterministic
     std::string err = write_run_directory(dir / "failure", failure, failure_run, args.force);
     if (err.empty()) err = write_run_report(dir / "failure", args.force);
+    if (err.empty() && args.confirm_real > 0) {
+      // The shrunk failure on a real etcd; the failure's verdict and report then carry it.
+      RealConfirmationArgs real;
+      real.runs = args.confirm_real;
+      real.etcd_bin = args.etcd_bin;
+      std::cout << "confirming the failure on a real etcd, " << args.confirm_real << " run"
+                << (args.confirm_real == 1 ? "" : "s") << "\n";
+      confirmation = confirm_on_real(failure, failure_run, real, dir / "failure", args.force, std::cout);
+      err = add_real_confirmation(dir / "failure", confirmation->to_json());
+      if (err.empty()) err = write_run_report(dir / "failure", /*overwrite=*/true);
+    }
     if (!err.empty()) {
       std::cerr << "lockstep explore: " << err << "\n";
       return kExitBadInput;
@@ -191,6 +211,7 @@ int explore_main(const ExploreArgs& args) {
       {"wall_seconds", p.elapsed_seconds},
       {"seeds_per_second", p.seeds_per_second()},
       {"jobs", o.jobs}};
+  if (confirmation) summary["real_confirmation"] = confirmation->to_json();
   {
     std::ofstream out(dir / "summary.json");
     out << summary.dump(2) << "\n";
@@ -218,6 +239,7 @@ int explore_main(const ExploreArgs& args) {
               << " clients, " << to_ms(s.config.workload.duration) << " ms of load: "
               << s.violated_check << " violated\n";
   }
+  if (confirmation) std::cout << "  on a real etcd: " << confirmation->summary() << "\n";
   std::cout << "  report: " << (dir / "failure" / "report.html").string() << "\n"
             << "  replay: lockstep replay " << (dir / "failure.json").string() << "\n"
             << "  keep it as a regression: cp " << (dir / "failure.json").string()
@@ -277,6 +299,13 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");
   cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
+  cmd->add_option("--confirm-real", a->confirm_real,
+                  "Replay the shrunk failure this many times on a local real etcd (see "
+                  "docs/real-etcd.md) and report how many reproduced it")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--etcd-bin", a->etcd_bin,
+                  "With --confirm-real: the etcd binary (default: etcd from PATH)")
+      ->check(non_empty());
   cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use (0: no limit)")
       ->check(finite_between(0, 1e7))
