@@ -4,7 +4,7 @@
 # depends on real timing (the paused client must hold the lock at that moment), so the test
 # holds the result to what the real run recorded: the confirmation, the printed summary, the
 # exit code and the real run's own verdict.json agree. A fault the real backend lacks (a link
-# delay, added here) is listed as skipped before the run and in the result; each real run
+# reorder window, added here: TCP never reorders) is listed as skipped before the run and in the result; each real run
 # keeps its files in DIR/real-K; the scenario's verdict.json and report carry the
 # confirmation; a second replay into the directory is refused without changing anything.
 set -euo pipefail
@@ -14,24 +14,24 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# The scenario with a delay fault on a link: the real backend has no delay.
-python3 - "$scenario" "$work/with-delay.json" <<'PY' 2>/dev/null ||
+# The scenario with a reorder fault on a link: the real backend has none.
+python3 - "$scenario" "$work/with-reorder.json" <<'PY' 2>/dev/null ||
 import json, sys
 s = json.load(open(sys.argv[1]))
-s["faults"].append({"kind": "delay", "start_ms": 100, "duration_ms": 200, "from": ["member-0"],
+s["faults"].append({"kind": "reorder", "start_ms": 100, "duration_ms": 200, "from": ["member-0"],
                     "to": ["member-1"], "symmetric": True, "amount_ms": 5})
 json.dump(s, open(sys.argv[2], "w"), indent=2)
 PY
-  fail "could not write the scenario with a delay fault"
+  fail "could not write the scenario with a reorder fault"
 
 set +e
-"$lockstep" replay "$work/with-delay.json" --backend etcd --runs 1 --out "$work/out" >"$work/out.txt" 2>&1
+"$lockstep" replay "$work/with-reorder.json" --backend etcd --runs 1 --out "$work/out" >"$work/out.txt" 2>&1
 code=$?
 set -e
 [[ $code -eq 0 || $code -eq 1 ]] || fail "expected exit 0 or 1, got $code: $(cat "$work/out.txt")"
-grep -qF "skipped on the real backend" "$work/out.txt" || fail "the skipped delay was not listed: $(cat "$work/out.txt")"
-grep -qE "^  delay member-0 <-> member-1 at 0.100 s for 0.200 s" "$work/out.txt" ||
-  fail "the skipped delay is not described: $(cat "$work/out.txt")"
+grep -qF "skipped on the real backend" "$work/out.txt" || fail "the skipped reorder was not listed: $(cat "$work/out.txt")"
+grep -qE "^  reorder member-0 <-> member-1 at 0.100 s for 0.200 s" "$work/out.txt" ||
+  fail "the skipped reorder is not described: $(cat "$work/out.txt")"
 grep -qE "^  simulated: mutex violated" "$work/out.txt" || fail "the simulated verdict is not shown: $(cat "$work/out.txt")"
 for f in history.jsonl verdict.json scenario.json report.html real-1/history.jsonl real-1/verdict.json real-1/report.html; do
   [[ -s "$work/out/$f" ]] || fail "missing $f"
@@ -43,7 +43,7 @@ c = json.load(open(out + "/verdict.json"))["real_confirmation"]
 real = json.load(open(out + "/real-1/verdict.json"))
 violated = [x["name"] for x in real["checks"] if x["status"] == "violated"]
 assert c["simulated_violations"] == ["mutex"], c
-assert len(c["skipped_faults"]) == 1 and c["skipped_faults"][0].startswith("delay"), c
+assert len(c["skipped_faults"]) == 1 and c["skipped_faults"][0].startswith("reorder"), c
 run = c["runs"][0]
 assert run["dir"] == "real-1" and run["violated"] == violated, (run, violated)
 assert run["reproduced"] == ("mutex" in violated) and c["reproduced"] == int(run["reproduced"]), c
@@ -56,7 +56,7 @@ grep -qF 'id="real-confirmation"' "$work/out/report.html" || fail "the report do
 grep -qF 'href="real-1/report.html"' "$work/out/report.html" || fail "the report does not link the real run"
 
 before="$(md5sum "$work/out/verdict.json")"
-if "$lockstep" replay "$work/with-delay.json" --backend etcd --runs 1 --out "$work/out" >/dev/null 2>&1; then
+if "$lockstep" replay "$work/with-reorder.json" --backend etcd --runs 1 --out "$work/out" >/dev/null 2>&1; then
   fail "a replay into an existing directory was not refused"
 fi
 [[ "$(md5sum "$work/out/verdict.json")" == "$before" ]] || fail "the refused replay changed verdict.json"

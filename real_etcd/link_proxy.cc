@@ -1,5 +1,6 @@
 #include "lockstep/real_etcd/link_proxy.h"
 
+#include "lockstep/kv/rng.h"
 #include "lockstep/kv/tcp_retransmission.h"
 
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -26,6 +28,8 @@ namespace lockstep::real {
 namespace {
 
 constexpr std::size_t kChunkBytes = 64 * 1024;
+// A slowed direction stops reading from its sender beyond this, as a full path would.
+constexpr std::size_t kMaxDelayedBytes = 4 * 1024 * 1024;
 
 using Clock = std::chrono::steady_clock;
 
@@ -127,7 +131,21 @@ struct LinkProxy::Impl {
     // retransmission that lets the held bytes through.
     std::optional<Clock::time_point> held_since;
     std::optional<Clock::time_point> release_at;
+    // Chunks read through a slowdown, in order, each with the time it may be written.
+    struct Delayed {
+      Clock::time_point due;
+      std::vector<char> bytes;
+    };
+    std::deque<Delayed> delayed;
+    std::size_t delayed_bytes = 0;
     bool pending() const { return off < buf.size(); }
+    bool in_flight() const { return pending() || !delayed.empty(); }
+  };
+  struct Slowdown {
+    std::string from, to;
+    std::chrono::nanoseconds delay{0};
+    double loss_probability = 0;
+    Rng rng;
   };
   struct Conn {
     int dialer_fd = -1;
@@ -143,6 +161,8 @@ struct LinkProxy::Impl {
   std::vector<Listener> listeners;
   std::vector<std::unique_ptr<Conn>> conns;
   std::map<std::pair<std::string, std::string>, int> blocked;
+  std::map<std::uint64_t, Slowdown> slowdowns;  // by handle
+  std::uint64_t next_slowdown = 1;
   std::map<std::string, pid_t> pids;
   Stats stats;
   std::thread thread;
@@ -168,6 +188,34 @@ struct LinkProxy::Impl {
   bool is_blocked(const Flow& f) const {
     auto it = blocked.find({f.from, f.to});
     return it != blocked.end() && it->second > 0;
+  }
+
+  bool is_slowed(const Flow& f) const {
+    for (const auto& [handle, s] : slowdowns)
+      if (s.from == f.from && s.to == f.to) return true;
+    return false;
+  }
+
+  // When a chunk read now may be written: every slowdown's delay, plus TCP's retransmission
+  // timeouts for each time a slowdown loses it, and never before the chunk ahead of it.
+  Clock::time_point due_time(const Flow& f, Clock::time_point now) {
+    std::chrono::nanoseconds wait{0};
+    bool lost = false;
+    for (auto& [handle, s] : slowdowns) {
+      if (s.from != f.from || s.to != f.to) continue;
+      wait += s.delay;
+      std::int64_t rto_ns = kTcpMinRtoNs;
+      while (s.loss_probability > 0 && s.rng.chance(s.loss_probability) && rto_ns <= kTcpMaxRtoNs) {
+        wait += std::chrono::nanoseconds(rto_ns);
+        rto_ns = 2 * rto_ns;
+        lost = true;
+      }
+    }
+    ++stats.chunks_slowed;
+    if (lost) ++stats.chunks_lost;
+    Clock::time_point due = now + std::chrono::duration_cast<Clock::duration>(wait);
+    if (!f.delayed.empty()) due = std::max(due, f.delayed.back().due);
+    return due;
   }
 
   static void close_conn(Conn& c) {
@@ -216,8 +264,8 @@ struct LinkProxy::Impl {
     auto c = std::make_unique<Conn>();
     c->dialer_fd = fd;
     c->target_fd = up;
-    c->flows[0] = Flow{fd, up, dialer, l.target, {}, 0, false, false, std::nullopt, std::nullopt};
-    c->flows[1] = Flow{up, fd, l.target, dialer, {}, 0, false, false, std::nullopt, std::nullopt};
+    c->flows[0] = Flow{fd, up, dialer, l.target, {}, 0, false, false, std::nullopt, std::nullopt, {}, 0};
+    c->flows[1] = Flow{up, fd, l.target, dialer, {}, 0, false, false, std::nullopt, std::nullopt, {}, 0};
     conns.push_back(std::move(c));
     ++stats.connections_accepted;
   }
@@ -241,6 +289,23 @@ struct LinkProxy::Impl {
     return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
   }
 
+  // Reads a chunk into a slowed flow's queue. Returns false when the connection broke.
+  bool read_delayed(Flow& f, Clock::time_point now) {
+    std::vector<char> bytes(kChunkBytes);
+    const ssize_t n = ::read(f.src, bytes.data(), bytes.size());
+    if (n > 0) {
+      bytes.resize(static_cast<std::size_t>(n));
+      f.delayed_bytes += bytes.size();
+      f.delayed.push_back({due_time(f, now), std::move(bytes)});
+      return true;
+    }
+    if (n == 0) {
+      f.src_eof = true;  // the shutdown follows once the queue has drained
+      return true;
+    }
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  }
+
   bool write_flow(Flow& f) {
     const ssize_t n = ::send(f.dst, f.buf.data() + f.off, f.buf.size() - f.off, MSG_NOSIGNAL);
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
@@ -255,7 +320,7 @@ struct LinkProxy::Impl {
 
   void run() {
     // probe: a blocked flow's source is watched (not read) for the first byte that waits.
-    enum class What { wake, listener, read, write, probe };
+    enum class What { wake, listener, read, read_delayed, write, probe };
     struct Slot {
       What what;
       std::size_t index;  // listener or connection
@@ -283,7 +348,7 @@ struct LinkProxy::Impl {
             if (is_blocked(f)) {
               f.release_at.reset();
               if (!f.held_since) {
-                if (f.pending()) {
+                if (f.in_flight()) {
                   f.held_since = now;
                 } else if (!f.src_eof) {
                   fds.push_back({f.src, POLLIN, 0});
@@ -304,10 +369,32 @@ struct LinkProxy::Impl {
               f.held_since.reset();
               f.release_at.reset();
             }
+            // A slowed flow: what was read waits in `delayed` until it is due, and reading
+            // goes on meanwhile (the path holds many chunks at once).
+            if (!f.pending() && !f.delayed.empty() && f.delayed.front().due <= now) {
+              f.buf = std::move(f.delayed.front().bytes);
+              f.off = 0;
+              f.delayed_bytes -= f.buf.size();
+              f.delayed.pop_front();
+            }
+            if (f.src_eof && !f.dst_shut && !f.in_flight()) {
+              ::shutdown(f.dst, SHUT_WR);
+              f.dst_shut = true;
+            }
+            const bool queueing = is_slowed(f) || !f.delayed.empty();
             if (f.pending()) {
               fds.push_back({f.dst, POLLOUT, 0});
               slots.push_back({What::write, i, k});
-            } else if (!f.src_eof) {
+            } else if (!f.delayed.empty()) {
+              const auto wait = std::chrono::ceil<std::chrono::milliseconds>(f.delayed.front().due - now);
+              timeout_ms = std::min<int>(timeout_ms, std::max<int>(static_cast<int>(wait.count()), 0));
+            }
+            if (queueing) {
+              if (!f.src_eof && f.delayed_bytes < kMaxDelayedBytes) {
+                fds.push_back({f.src, POLLIN, 0});
+                slots.push_back({What::read_delayed, i, k});
+              }
+            } else if (!f.pending() && !f.src_eof) {
               fds.push_back({f.src, POLLIN, 0});
               slots.push_back({What::read, i, k});
             }
@@ -338,13 +425,17 @@ struct LinkProxy::Impl {
           }
           // A block that arrived while polling is in force from here on.
           if (is_blocked(f)) continue;
-          const bool ok = s.what == What::read ? read_flow(f) : write_flow(f);
+          // A slowdown that arrived while polling is in force from here on too.
+          const bool delayed = s.what == What::read_delayed || (s.what == What::read && is_slowed(f));
+          const bool ok = delayed ? read_delayed(f, Clock::now())
+                          : s.what == What::read ? read_flow(f)
+                                                 : write_flow(f);
           if (!ok || (fds[j].revents & POLLERR)) close_conn(c);
         }
       }
       for (auto& c : conns) {
-        if (!c->dead && c->flows[0].src_eof && c->flows[1].src_eof && !c->flows[0].pending() &&
-            !c->flows[1].pending())
+        if (!c->dead && c->flows[0].src_eof && c->flows[1].src_eof && !c->flows[0].in_flight() &&
+            !c->flows[1].in_flight())
           close_conn(*c);
       }
       std::erase_if(conns, [](const std::unique_ptr<Conn>& c) { return c->dead; });
@@ -431,6 +522,27 @@ void LinkProxy::unblock(const std::string& from, const std::string& to) {
     std::lock_guard<std::mutex> g(impl_->mu);
     auto it = impl_->blocked.find({from, to});
     if (it != impl_->blocked.end() && --it->second <= 0) impl_->blocked.erase(it);
+  }
+  impl_->wake();
+}
+
+std::uint64_t LinkProxy::slow(const std::string& from, const std::string& to,
+                               std::chrono::nanoseconds delay, double loss_probability,
+                               std::uint64_t seed) {
+  std::uint64_t handle = 0;
+  {
+    std::lock_guard<std::mutex> g(impl_->mu);
+    handle = impl_->next_slowdown++;
+    impl_->slowdowns.emplace(handle, Impl::Slowdown{from, to, delay, loss_probability, Rng(seed)});
+  }
+  impl_->wake();
+  return handle;
+}
+
+void LinkProxy::unslow(std::uint64_t handle) {
+  {
+    std::lock_guard<std::mutex> g(impl_->mu);
+    impl_->slowdowns.erase(handle);
   }
   impl_->wake();
 }

@@ -24,6 +24,13 @@
 //     connection closed, as the dialer would see a refused connection. A paused (SIGSTOPped)
 //     target still completes connects (the kernel accepts into the backlog), like a real one.
 //
+// slow(from, to, delay, loss) makes the direction from->to a slow or lossy path, as netem
+// would under TCP: each chunk read is forwarded `delay` later, and with `loss_probability` a
+// chunk is lost and resent at TCP's retransmission timeouts (200 ms, then doubling), the bytes
+// after it waiting behind it, since TCP delivers in order. Slowdowns on a link add up; a chunk
+// keeps the time it was given when read. Bytes waiting in a slowdown count as sent: a cut that
+// starts meanwhile holds them too.
+//
 // Threading: one internal thread forwards everything; the public methods are thread-safe.
 // block()/unblock() return once the forwarding thread has seen the change, so the fault is
 // in force on return. The destructor closes every socket and joins the thread.
@@ -31,6 +38,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -61,10 +69,17 @@ class LinkProxy {
   void block(const std::string& from, const std::string& to);
   void unblock(const std::string& from, const std::string& to);
 
+  // Returns a handle for unslow(). `seed` decides the losses.
+  std::uint64_t slow(const std::string& from, const std::string& to, std::chrono::nanoseconds delay,
+                     double loss_probability, std::uint64_t seed);
+  void unslow(std::uint64_t handle);
+
   struct Stats {
     std::uint64_t connections_accepted = 0;
     std::uint64_t connections_refused = 0;  // unknown dialer or target down
     std::uint64_t bytes_forwarded = 0;
+    std::uint64_t chunks_slowed = 0;   // chunks read while a slowdown was in force
+    std::uint64_t chunks_lost = 0;     // of which lost at least once (resent later)
   };
   Stats stats() const;
 

@@ -102,6 +102,56 @@ TEST_CASE("link proxy: forwards both ways - and a block holds one direction unti
   ::close(accepted);
 }
 
+TEST_CASE("link proxy: a slowed direction delivers every chunk late and in order - the other is untouched") {
+  auto proxy = LinkProxy::create();
+  REQUIRE(proxy.ok());
+  Listener server;
+  auto port = proxy.value()->add_fixed_listener("client-0", "member-0", server.port);
+  REQUIRE(port.ok());
+  const int client = connect_to(port.value());
+  const int accepted = ::accept(server.fd, nullptr, nullptr);
+  REQUIRE(accepted >= 0);
+
+  const auto handle = proxy.value()->slow("client-0", "member-0", std::chrono::milliseconds(300), 0, 1);
+  const auto sent = SteadyClock::now();
+  send_text(client, "slow");
+  CHECK(read_some(accepted, 150).empty());  // not before its delay
+  send_text(accepted, "fast");
+  CHECK(read_some(client, 100) == "fast");  // the reply direction is not slowed
+  std::string got = read_some(accepted, 2000);
+  const auto took = SteadyClock::now() - sent;
+  CHECK(got == "slow");
+  CHECK(took >= std::chrono::milliseconds(300));
+  CHECK(took < std::chrono::milliseconds(1500));
+
+  // Losses: each lost chunk comes TCP's retransmission timeout later, and the chunks after it
+  // wait behind it, so the bytes arrive complete and in order.
+  proxy.value()->unslow(handle);
+  const auto lossy = proxy.value()->slow("client-0", "member-0", std::chrono::milliseconds(0), 0.5, 7);
+  std::string expected;
+  for (int i = 0; i < 8; ++i) {
+    const std::string piece = "<" + std::to_string(i) + ">";
+    send_text(client, piece);
+    expected += piece;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::string all;
+  const auto deadline = SteadyClock::now() + std::chrono::seconds(20);
+  while (all.size() < expected.size() && SteadyClock::now() < deadline) all += read_some(accepted, 500);
+  CHECK(all == expected);
+  const auto stats = proxy.value()->stats();
+  CHECK(stats.chunks_slowed >= 2);
+  CHECK(stats.chunks_lost >= 1);
+  CHECK(stats.chunks_lost < stats.chunks_slowed);
+  proxy.value()->unslow(lossy);
+  const auto plain = SteadyClock::now();
+  send_text(client, "plain");
+  CHECK(read_some(accepted, 2000) == "plain");
+  CHECK(SteadyClock::now() - plain < std::chrono::milliseconds(150));
+  ::close(client);
+  ::close(accepted);
+}
+
 TEST_CASE("link proxy: held bytes get through at TCP's next retransmission after the heal, not at once") {
   auto proxy = LinkProxy::create();
   REQUIRE(proxy.ok());

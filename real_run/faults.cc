@@ -12,8 +12,9 @@ namespace lockstep {
 namespace {
 
 const std::set<std::string>& local_classes() {
-  static const std::set<std::string> s = {"partition",     "pause",      "crash",     "clock",
-                                          "leader-change", "compaction", "lease-drop"};
+  static const std::set<std::string> s = {"partition",     "delay",      "loss",      "pause",
+                                          "crash",         "clock",      "leader-change",
+                                          "compaction",    "lease-drop"};
   return s;
 }
 
@@ -142,13 +143,23 @@ std::vector<std::string> RealFaultInjector::apply_process(const sim::FaultSpec& 
   return skipped;
 }
 
-std::vector<std::string> RealFaultInjector::apply_partition(const sim::FaultSpec& f, bool start) {
+std::vector<std::string> RealFaultInjector::apply_link_fault(const sim::FaultSpec& f, bool start) {
   std::vector<std::string> skipped;
+  std::uint64_t links = 0;
   auto link = [&](const std::string& from, const std::string& to) {
     const bool client_member = (is_client(from) && is_member(to)) || (is_member(from) && is_client(to));
     const bool member_member = is_member(from) && is_member(to);
     if (!client_member && !member_member) {
       skipped.push_back(from + "->" + to + ": not a link the real backend proxies");
+      return;
+    }
+    if (f.kind != "partition") {  // delay or loss: a slow or lossy path
+      if (start) {
+        const auto delay = f.kind == "delay" ? std::chrono::nanoseconds(f.amount.count()) : std::chrono::nanoseconds(0);
+        const double loss = f.kind == "loss" ? f.probability : 0.0;
+        const auto seed = static_cast<std::uint64_t>(f.start.count()) * 31 + ++links;
+        slowdowns_[&f].push_back(t_.proxy->slow(from, to, delay, loss, seed));
+      }
       return;
     }
     if (start) {
@@ -159,6 +170,13 @@ std::vector<std::string> RealFaultInjector::apply_partition(const sim::FaultSpec
       blocked_links_.erase(it);
     }
   };
+  if (!start && f.kind != "partition") {
+    if (auto it = slowdowns_.find(&f); it != slowdowns_.end()) {
+      for (const auto handle : it->second) t_.proxy->unslow(handle);
+      slowdowns_.erase(it);
+    }
+    return {};
+  }
   if (!t_.proxy) return {"no link proxies in this run"};
   for (const auto& a : f.from)
     for (const auto& b : f.to) {
@@ -173,8 +191,8 @@ void RealFaultInjector::begin(const sim::FaultSpec& f) {
   ++started_[f.kind];
   nlohmann::json args = sim::fault_event_args(f, "start");
   std::vector<std::string> skipped;
-  if (f.kind == "partition") {
-    skipped = apply_partition(f, true);
+  if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
+    skipped = apply_link_fault(f, true);
   } else if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock" || f.kind == "lease-drop") {
     skipped = apply_process(f, true);
   } else if (f.kind == "leader-change") {
@@ -228,8 +246,8 @@ void RealFaultInjector::end(const sim::FaultSpec& f) {
   if (f.duration.count() == 0 && sim::is_instant_fault(f.kind)) return;
   nlohmann::json args = sim::fault_event_args(f, "end");
   std::vector<std::string> skipped;
-  if (f.kind == "partition") {
-    skipped = apply_partition(f, false);
+  if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
+    skipped = apply_link_fault(f, false);
   } else if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock" || f.kind == "lease-drop") {
     skipped = apply_process(f, false);
   }
@@ -240,6 +258,9 @@ void RealFaultInjector::end(const sim::FaultSpec& f) {
 void RealFaultInjector::heal_all() {
   for (const auto& [from, to] : blocked_links_) t_.proxy->unblock(from, to);
   blocked_links_.clear();
+  for (const auto& [fault, handles] : slowdowns_)
+    for (const auto handle : handles) t_.proxy->unslow(handle);
+  slowdowns_.clear();
   for (auto& [key, count] : active_) {
     if (count <= 0) continue;
     count = 0;

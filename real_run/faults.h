@@ -70,7 +70,9 @@ class RealFaultInjector {
   RealClient* client(const std::string& name) const;
   // Applies the process fault edge to each target; returns the reasons targets were skipped.
   std::vector<std::string> apply_process(const sim::FaultSpec& f, bool start);
-  std::vector<std::string> apply_partition(const sim::FaultSpec& f, bool start);
+  // partition, delay and loss: on the link proxies between clients and members and between
+  // members; returns the links skipped (no proxy carries them) with why.
+  std::vector<std::string> apply_link_fault(const sim::FaultSpec& f, bool start);
   bool first_start(const std::string& key) { return ++active_[key] == 1; }
   bool last_end(const std::string& key) { return --active_[key] == 0; }
 
@@ -80,6 +82,8 @@ class RealFaultInjector {
   std::map<std::string, int> active_;
   // What heal_all() must undo: pauses and crashes in force, blocked links, dropping clients.
   std::multiset<std::pair<std::string, std::string>> blocked_links_;
+  // The proxy's slowdowns in force for each delay or loss fault (by the fault it applies).
+  std::map<const sim::FaultSpec*, std::vector<std::uint64_t>> slowdowns_;
 };
 
 }  // namespace lockstep

@@ -32,9 +32,11 @@ std::string unique_prefix(const RealRunConfig& config) {
          std::to_string(counter++) + "-s" + std::to_string(config.run.seed) + "/";
 }
 
-bool has_partition(const RunConfig& c) {
+bool has_link_fault(const RunConfig& c) {
   return std::any_of(c.faults.begin(), c.faults.end(),
-                     [](const sim::FaultSpec& f) { return f.kind == "partition"; });
+                     [](const sim::FaultSpec& f) {
+                       return f.kind == "partition" || f.kind == "delay" || f.kind == "loss";
+                     });
 }
 
 // One edge of the schedule: the start or end of fault `index`, at `at` after the clients'
@@ -107,7 +109,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   const int clients_n = run.workload.clients;
   out.key_prefix = unique_prefix(config);
 
-  auto opened = RealCluster::open(config.backend, run.etcd.members, clients_n, has_partition(run),
+  auto opened = RealCluster::open(config.backend, run.etcd.members, clients_n, has_link_fault(run),
                                   interrupt);
   if (!opened) {
     out.error = opened.error().message;

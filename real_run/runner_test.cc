@@ -319,10 +319,10 @@ TEST_CASE("real run: what the real backend cannot do is refused with a clear mes
   RealBackendOptions local;
   RealRunConfig out;
 
-  request.faults = "pause,delay,slow-revoke";
+  request.faults = "pause,reorder,slow-revoke";
   std::string err = expand_real_run_request(request, local, out);
-  CHECK(err.find("does not support the fault classes delay, slow-revoke") != std::string::npos);
-  CHECK(err.find("supported: partition, pause, crash, clock, leader-change, compaction, lease-drop") !=
+  CHECK(err.find("does not support the fault classes reorder, slow-revoke") != std::string::npos);
+  CHECK(err.find("supported: partition, delay, loss, pause, crash, clock, leader-change, compaction, lease-drop") !=
         std::string::npos);
 
   RealBackendOptions external;
@@ -335,7 +335,7 @@ TEST_CASE("real run: what the real backend cannot do is refused with a clear mes
   // Random schedules for real runs name only what the backend can hit.
   request.faults = "all";
   err = expand_real_run_request(request, local, out);
-  CHECK(err.find("delay") != std::string::npos);
+  CHECK(err.find("duplicate") != std::string::npos);
   request.faults = "pause,clock,crash,partition";
   request.seed = 11;
   request.clients = 2;
