@@ -54,7 +54,9 @@ Task<Result<T>> RecordingKvClient::recorded(std::uint64_t call, Task<Result<T>> 
 }
 
 Task<Result<RangeResponse>> RecordingKvClient::range(RangeRequest r) {
-  const auto call = sent("range", nullptr);
+  nlohmann::json range = {{"key", escape_bytes(r.key)}};
+  if (!r.range_end.empty()) range["range_end"] = escape_bytes(r.range_end);
+  const auto call = sent("range", std::move(range));
   return recorded(call, ForwardingKvClient::range(std::move(r)));
 }
 Task<Result<PutResponse>> RecordingKvClient::put(PutRequest r) {

@@ -140,12 +140,70 @@ nlohmann::json overwritten(const RunFacts& facts, const KeyLifetime& key, const 
   return cause;
 }
 
-// `h` was told it held the lock although its own key was already gone: says so, then why the
-// key went (class grantee-key-gone, the key's loss under "lost").
+// What `h` did and saw between its key's deletion and its grant: the requests it sent (and
+// whether any read its own key, where the history says), and the last other lock key deleted
+// before the grant while it waited (what a waiter watching its predecessor wakes on).
+void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
+  const auto calls = facts.calls_of(h.process, key.end_ns, h.start_ns);
+  const std::string own = unescape_bytes(key.key).value_or(key.key);
+  const std::string span = "between its key's deletion at " + format_seconds(key.end_ns) +
+                           " and the grant at " + format_seconds(h.start_ns);
+  if (calls.empty()) {
+    out.say(h.process + " sent no request " + span + ": it did not read its own key again.",
+            TimeSpan{key.end_ns, h.start_ns});
+  } else {
+    std::string list;
+    bool all_known = true, read_own = false;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const CallRecord& c = *calls[i];
+      const auto touched = c.touches(own);
+      all_known = all_known && touched.has_value();
+      read_own = read_own || touched.value_or(false);
+      if (i < 3) {
+        std::string what = c.request.empty() ? "request" : c.request;
+        if (c.request == "range" && c.key)
+          what += c.range_end.empty() ? " of " + escape_bytes(*c.key)
+                                      : " of the keys from " + escape_bytes(*c.key) + " to " + escape_bytes(c.range_end);
+        list += std::string(i == 0 ? "" : ", ") + what + " (call " + std::to_string(c.call) + ", at " +
+                format_seconds(c.sent_ns) + ")";
+      }
+    }
+    if (calls.size() > 3) list += " and " + std::to_string(calls.size() - 3) + " more";
+    std::string s = h.process + " sent " + std::to_string(calls.size()) +
+                    (calls.size() == 1 ? " request " : " requests ") + span + ": " + list;
+    if (all_known && !read_own) s += "; none of them read its own key";
+    out.say(s + ".", TimeSpan{key.end_ns, h.start_ns});
+  }
+  // The last other lock key deleted while it waited.
+  const HistoryEvent* invoke = invoke_of(facts, h);
+  const std::int64_t waited_from = invoke != nullptr ? invoke->true_ns : key.start_ns;
+  const KeyLifetime* last = nullptr;
+  for (const KeyLifetime& k : facts.truth().keys) {
+    if (&k == &key || k.key == key.key || !facts.is_lock_key(k)) continue;
+    if (k.end_ns == kStillOpen || k.end_ns < waited_from || k.end_ns > h.start_ns) continue;
+    if (last == nullptr || k.end_ns >= last->end_ns) last = &k;
+  }
+  if (last == nullptr) return;
+  const ChangeCause& by = last->deleted_by;
+  std::string how = by.kind == "request"  ? "by " + request_words(by)
+                    : by.kind == "lease-expiry" || last->deleted_by_lease_expiry ? "with its lease"
+                                                                                 : "";
+  out.say("The last other lock key deleted while " + h.process + " waited was " +
+              (last->owner.empty() ? std::string("the key ") : last->owner + "'s key ") + last->key +
+              " (revision " + std::to_string(last->create_revision) + "), at " + format_seconds(last->end_ns) +
+              (how.empty() ? "" : " " + how) + ", " + format_duration(h.start_ns - last->end_ns) +
+              " before the grant.",
+          TimeSpan{last->end_ns, h.start_ns});
+}
+
+// `h` was told it held the lock although its own key was already gone: says so, what it did
+// between the deletion and the grant, then why the key went (class grantee-key-gone, the key's
+// loss under "lost").
 nlohmann::json wrong_grant(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
   out.say(h.process + " was told it held the lock at " + format_seconds(h.start_ns) +
               " although its own lock key " + key.key + " was already gone.",
           TimeSpan{key.end_ns, h.start_ns});
+  wait_end(facts, h, key, out);
   nlohmann::json lost = explain_key_loss(facts, key, h.process, out);
   return {{"class", "grantee-key-gone"}, {"process", h.process}, {"key", key.key}, {"lost", lost}};
 }

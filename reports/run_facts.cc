@@ -7,6 +7,13 @@
 
 namespace lockstep::reports {
 
+std::optional<bool> CallRecord::touches(const std::string& k) const {
+  if (!key || (request != "range" && request != "put" && request != "delete_range")) return std::nullopt;
+  if (range_end.empty()) return *key == k;
+  // etcd's range end: "\0" means every key from `key` on.
+  return *key <= k && (range_end == std::string(1, '\0') || k < range_end);
+}
+
 RunFacts::RunFacts(const History& history)
     : history_(history),
       truth_(extract_lock_truth(history)),
@@ -26,6 +33,11 @@ RunFacts::RunFacts(const History& history)
         c.request = e.args.value("request", "");
         c.member = e.args.value("member", "");
         c.lease = e.args.value("lease", std::int64_t{0});
+        if (auto k = e.args.find("key"); k != e.args.end() && k->is_string()) {
+          c.key = unescape_bytes(k->get<std::string>());
+          if (auto end = e.args.find("range_end"); c.key && end != e.args.end() && end->is_string())
+            c.range_end = unescape_bytes(end->get<std::string>()).value_or("");
+        }
         c.sent_ns = e.true_ns;
         // A keep-alive belongs to the session that runs in the background, whatever
         // operation happens to be open when it is sent.

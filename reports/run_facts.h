@@ -25,6 +25,12 @@ struct CallRecord {
   std::string request;              // "put", "lease_keep_alive", ...
   std::string member;               // the member it was sent to
   std::int64_t lease = 0;           // keep-alive and revoke: the lease
+  // put, delete and range: the key (and a range's end; "" for one key), unescaped bytes.
+  std::optional<std::string> key;
+  std::string range_end;
+  // Whether this call read or wrote `k` (a range or delete covering it, a put of it); nullopt
+  // when the history does not say (a txn, or a call recorded without its key).
+  std::optional<bool> touches(const std::string& k) const;
   std::int64_t sent_ns = 0;
   std::int64_t end_ns = kStillOpen;  // kStillOpen: never ended
   std::string outcome;              // "ok", "error", "deadline", "connection-lost", "" (open)

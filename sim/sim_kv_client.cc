@@ -140,6 +140,10 @@ void SimKvClient::record_send(std::uint64_t call_id, const ClientRequest& reques
   args["call"] = call_id;
   args["request"] = request_name(request);
   args["member"] = "member-" + std::to_string(member);
+  if (const auto* range = std::get_if<RangeRequest>(&request)) {
+    args["key"] = escape_bytes(range->key);
+    if (!range->range_end.empty()) args["range_end"] = escape_bytes(range->range_end);
+  }
   if (const auto* put = std::get_if<PutRequest>(&request)) args["key"] = escape_bytes(put->key);
   if (const auto* del = std::get_if<DeleteRangeRequest>(&request)) args["key"] = escape_bytes(del->key);
   if (const auto* ka = std::get_if<LeaseKeepAliveRequest>(&request)) args["lease"] = ka->id;
