@@ -19,6 +19,7 @@
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/demo_index.h"
 #include "lockstep/cli/demo_run.h"
+#include "lockstep/cli/real_replay.h"
 #include "lockstep/harness/parallel_runs.h"
 
 namespace lockstep::cli {
@@ -192,13 +193,7 @@ void add_demo_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use per failure")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("--confirm-real", a->confirm_real,
-                  "Replay each algorithm's shrunk failure this many times on a local real etcd "
-                  "(see docs/real-etcd.md)")
-      ->check(CLI::Range(0, 100));
-  cmd->add_option("--etcd-bin", a->etcd_bin,
-                  "With --confirm-real: the etcd binary (default: etcd from PATH)")
-      ->check(non_empty());
+  add_confirm_real_options(*cmd, a->confirm_real, a->etcd_bin, "each algorithm's shrunk failure");
   cmd->callback([&commands, a] { commands.action = [a] { return demo_main(*a); }; });
 }
 

@@ -299,13 +299,7 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");
   cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
-  cmd->add_option("--confirm-real", a->confirm_real,
-                  "Replay the shrunk failure this many times on a local real etcd (see "
-                  "docs/real-etcd.md) and report how many reproduced it")
-      ->check(CLI::Range(0, 100));
-  cmd->add_option("--etcd-bin", a->etcd_bin,
-                  "With --confirm-real: the etcd binary (default: etcd from PATH)")
-      ->check(non_empty());
+  add_confirm_real_options(*cmd, a->confirm_real, a->etcd_bin, "the shrunk failure");
   cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use (0: no limit)")
       ->check(finite_between(0, 1e7))

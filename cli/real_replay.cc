@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "lockstep/cli/commands.h"
 #include "lockstep/cli/run_real.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
 #include "lockstep/real_run/faults.h"
@@ -69,6 +70,15 @@ nlohmann::json RealConfirmation::to_json() const {
   if (!error.empty()) j["error"] = error;
   if (interrupted) j["interrupted"] = true;
   return j;
+}
+
+void add_confirm_real_options(CLI::App& cmd, int& runs, std::string& etcd_bin, const std::string& what) {
+  cmd.add_option("--confirm-real", runs,
+                 "Replay " + what + " this many times on a local real etcd and report how many "
+                 "reproduced it (see docs/real-etcd.md)")
+      ->check(CLI::Range(0, 100));
+  cmd.add_option("--etcd-bin", etcd_bin, "With --confirm-real: the etcd binary (default: etcd from PATH)")
+      ->check(non_empty());
 }
 
 std::string add_real_confirmation(const std::filesystem::path& dir, const nlohmann::json& confirmation) {

@@ -12,6 +12,7 @@
 // (under "real_confirmation") and report.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iosfwd>
 #include <string>
@@ -61,6 +62,10 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
 
 // Adds the confirmation to DIR/verdict.json (as "real_confirmation"); an error message or empty.
 std::string add_real_confirmation(const std::filesystem::path& dir, const nlohmann::json& confirmation);
+
+// --confirm-real N and --etcd-bin of a command that confirms its failures on a real etcd
+// (`what` names them: "the shrunk failure").
+void add_confirm_real_options(CLI::App& cmd, int& runs, std::string& etcd_bin, const std::string& what);
 
 // Whether this lockstep was built with the real etcd backend.
 bool real_backend_available();

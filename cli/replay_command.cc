@@ -163,16 +163,8 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
                   "(see docs/real-etcd.md)")
       ->check(CLI::IsMember({"sim", "etcd"}))
       ->capture_default_str();
-  cmd->add_option("--endpoints", args->endpoints,
-                  "With --backend etcd: host:port,... of an existing cluster (default: start a "
-                  "local cluster of the scenario's size)")
-      ->check(non_empty());
-  cmd->add_option("--etcd-bin", args->etcd_bin,
-                  "With --backend etcd: the etcd binary for the local cluster (default: etcd "
-                  "from PATH)")
-      ->check(non_empty());
-  cmd->add_flag("--allow-remote", args->allow_remote,
-                "With --endpoints: allow endpoints that are not on this machine");
+  add_real_cluster_options(*cmd, args->endpoints, args->etcd_bin, args->allow_remote,
+                           "a local cluster of the scenario's size");
   cmd->callback([&commands, args] { commands.action = [args] { return replay(*args); }; });
 }
 

@@ -27,6 +27,20 @@ std::vector<std::string> split_endpoints(const std::string& text) {
   return out;
 }
 
+void add_real_cluster_options(CLI::App& cmd, std::string& endpoints, std::string& etcd_bin,
+                              bool& allow_remote, const std::string& local_cluster) {
+  cmd.add_option("--endpoints", endpoints,
+                 "With --backend etcd: host:port,... of an existing cluster (default: start " +
+                     local_cluster + ")")
+      ->check(non_empty());
+  cmd.add_option("--etcd-bin", etcd_bin,
+                 "With --backend etcd: the etcd binary for the local cluster (default: etcd "
+                 "from PATH)")
+      ->check(non_empty());
+  cmd.add_flag("--allow-remote", allow_remote,
+               "With --endpoints: allow endpoints that are not on this machine");
+}
+
 int run_real_backend(const RealRunArgs& args) { return run_real_backend(args, RealSecurityArgs{}); }
 
 #ifndef LOCKSTEP_HAVE_REAL_ETCD

@@ -2,6 +2,7 @@
 // and removes, or --endpoints of an existing one). See docs/real-etcd.md.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ std::string real_files_taken(const std::filesystem::path& dir);
 std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
                              const RealRunOutcome& outcome, bool overwrite);
 #endif
+
+// The options of a command that can run on a real etcd: --endpoints (an existing cluster; without
+// it, a local one `local_cluster` describes), --etcd-bin and --allow-remote.
+void add_real_cluster_options(CLI::App& cmd, std::string& endpoints, std::string& etcd_bin,
+                              bool& allow_remote, const std::string& local_cluster);
 
 // "a:1,b:2" -> {"a:1", "b:2"} (empty items dropped).
 std::vector<std::string> split_endpoints(const std::string& text);

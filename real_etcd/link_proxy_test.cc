@@ -65,54 +65,67 @@ void send_text(int fd, const std::string& s) {
   REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
 }
 
-TEST_CASE("link proxy: forwards both ways - and a block holds one direction until lifted") {
-  auto proxy = LinkProxy::create();
-  REQUIRE(proxy.ok());
+// A connection from client-0 to member-0 through a fresh proxy: the test writes on `client`
+// and reads on `accepted` (the server's end), and the other way round.
+struct ProxiedConnection {
+  std::unique_ptr<LinkProxy> proxy;
   Listener server;
-  auto port = proxy.value()->add_fixed_listener("client-0", "member-0", server.port);
-  REQUIRE(port.ok());
-  REQUIRE(port.value() != 2379);
-  const int client = connect_to(port.value());
-  const int accepted = ::accept(server.fd, nullptr, nullptr);
-  REQUIRE(accepted >= 0);
+  int client = -1;
+  int accepted = -1;
+  ProxiedConnection() {
+    auto made = LinkProxy::create();
+    REQUIRE(made.ok());
+    proxy = std::move(made.value());
+    auto port = proxy->add_fixed_listener("client-0", "member-0", server.port);
+    REQUIRE(port.ok());
+    REQUIRE(port.value() != 2379);
+    client = connect_to(port.value());
+    accepted = ::accept(server.fd, nullptr, nullptr);
+    REQUIRE(accepted >= 0);
+  }
+  ~ProxiedConnection() {
+    ::close(client);
+    ::close(accepted);
+  }
+};
+
+TEST_CASE("link proxy: forwards both ways - and a block holds one direction until lifted") {
+  ProxiedConnection c;
+  LinkProxy& proxy = *c.proxy;
+  const int client = c.client;
+  const int accepted = c.accepted;
 
   send_text(client, "ping");
   REQUIRE(read_some(accepted, 2000) == "ping");
   send_text(accepted, "pong");
   REQUIRE(read_some(client, 2000) == "pong");
 
-  proxy.value()->block("client-0", "member-0");
+  proxy.block("client-0", "member-0");
   send_text(client, "held");
   CHECK(read_some(accepted, 300).empty());   // the blocked direction stays silent
   send_text(accepted, "still flows");
   CHECK(read_some(client, 2000) == "still flows");  // the other direction does not
-  proxy.value()->unblock("client-0", "member-0");
+  proxy.unblock("client-0", "member-0");
   CHECK(read_some(accepted, 2000) == "held");  // held, not lost
 
   // Blocks nest: two blocks need two unblocks.
-  proxy.value()->block("member-0", "client-0");
-  proxy.value()->block("member-0", "client-0");
-  proxy.value()->unblock("member-0", "client-0");
+  proxy.block("member-0", "client-0");
+  proxy.block("member-0", "client-0");
+  proxy.unblock("member-0", "client-0");
   send_text(accepted, "nested");
   CHECK(read_some(client, 300).empty());
-  proxy.value()->unblock("member-0", "client-0");
+  proxy.unblock("member-0", "client-0");
   CHECK(read_some(client, 2000) == "nested");
-  CHECK(proxy.value()->stats().connections_accepted == 1);
-  ::close(client);
-  ::close(accepted);
+  CHECK(proxy.stats().connections_accepted == 1);
 }
 
 TEST_CASE("link proxy: a slowed direction delivers every chunk late and in order - the other is untouched") {
-  auto proxy = LinkProxy::create();
-  REQUIRE(proxy.ok());
-  Listener server;
-  auto port = proxy.value()->add_fixed_listener("client-0", "member-0", server.port);
-  REQUIRE(port.ok());
-  const int client = connect_to(port.value());
-  const int accepted = ::accept(server.fd, nullptr, nullptr);
-  REQUIRE(accepted >= 0);
+  ProxiedConnection c;
+  LinkProxy& proxy = *c.proxy;
+  const int client = c.client;
+  const int accepted = c.accepted;
 
-  const auto handle = proxy.value()->slow("client-0", "member-0", std::chrono::milliseconds(300), 0, 1);
+  const auto handle = proxy.slow("client-0", "member-0", std::chrono::milliseconds(300), 0, 1);
   const auto sent = SteadyClock::now();
   send_text(client, "slow");
   CHECK(read_some(accepted, 150).empty());  // not before its delay
@@ -126,8 +139,8 @@ TEST_CASE("link proxy: a slowed direction delivers every chunk late and in order
 
   // Losses: each lost chunk comes TCP's retransmission timeout later, and the chunks after it
   // wait behind it, so the bytes arrive complete and in order.
-  proxy.value()->unslow(handle);
-  const auto lossy = proxy.value()->slow("client-0", "member-0", std::chrono::milliseconds(0), 0.5, 7);
+  proxy.unslow(handle);
+  const auto lossy = proxy.slow("client-0", "member-0", std::chrono::milliseconds(0), 0.5, 7);
   std::string expected;
   for (int i = 0; i < 8; ++i) {
     const std::string piece = "<" + std::to_string(i) + ">";
@@ -139,33 +152,27 @@ TEST_CASE("link proxy: a slowed direction delivers every chunk late and in order
   const auto deadline = SteadyClock::now() + std::chrono::seconds(20);
   while (all.size() < expected.size() && SteadyClock::now() < deadline) all += read_some(accepted, 500);
   CHECK(all == expected);
-  const auto stats = proxy.value()->stats();
+  const auto stats = proxy.stats();
   CHECK(stats.chunks_slowed >= 2);
   CHECK(stats.chunks_lost >= 1);
   CHECK(stats.chunks_lost < stats.chunks_slowed);
-  proxy.value()->unslow(lossy);
+  proxy.unslow(lossy);
   const auto plain = SteadyClock::now();
   send_text(client, "plain");
   CHECK(read_some(accepted, 2000) == "plain");
   CHECK(SteadyClock::now() - plain < std::chrono::milliseconds(150));
-  ::close(client);
-  ::close(accepted);
 }
 
 TEST_CASE("link proxy: held bytes get through at TCP's next retransmission after the heal, not at once") {
-  auto proxy = LinkProxy::create();
-  REQUIRE(proxy.ok());
-  Listener server;
-  auto port = proxy.value()->add_fixed_listener("client-0", "member-0", server.port);
-  REQUIRE(port.ok());
-  const int client = connect_to(port.value());
-  const int accepted = ::accept(server.fd, nullptr, nullptr);
-  REQUIRE(accepted >= 0);
-  proxy.value()->block("client-0", "member-0");
+  ProxiedConnection c;
+  LinkProxy& proxy = *c.proxy;
+  const int client = c.client;
+  const int accepted = c.accepted;
+  proxy.block("client-0", "member-0");
   const auto sent = SteadyClock::now();
   send_text(client, "held");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  proxy.value()->unblock("client-0", "member-0");  // healed at ~300 ms
+  proxy.unblock("client-0", "member-0");  // healed at ~300 ms
   send_text(client, "+after");  // written after the heal: behind what was held
   std::string got = read_some(accepted, 3000);
   const auto arrived_ms =
@@ -179,8 +186,6 @@ TEST_CASE("link proxy: held bytes get through at TCP's next retransmission after
   // Retransmissions at 200 and 600 ms after the first byte waited: the first after the heal.
   CHECK(arrived_ms >= 550);
   CHECK(arrived_ms < 1000);
-  ::close(client);
-  ::close(accepted);
 }
 
 TEST_CASE("link proxy: a target that refuses makes the proxy refuse - an unknown member dialer is refused") {
