@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <ostream>
@@ -164,15 +165,26 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
   config.backend.endpoints = args.endpoints;
   config.backend.allow_remote = args.allow_remote;
   config.backend.etcd_binary = args.etcd_bin;
+  if (args.members > 0) config.run.etcd.members = args.members;
   // The schedule is explicit: the random classes it was drawn from do not apply.
   config.run.fault_classes.clear();
   const auto supported = real_fault_classes(local);
   std::vector<sim::FaultSpec> kept;
+  // A member the cluster does not have (a smaller --members): the fault would hit nothing.
+  auto names_missing_member = [&](const sim::FaultSpec& f) {
+    for (const auto* list : {&f.targets, &f.from, &f.to})
+      for (const auto& name : *list)
+        if (name.rfind("member-", 0) == 0 && std::atoi(name.c_str() + 7) >= config.run.etcd.members) return true;
+    return false;
+  };
   for (const auto& f : scenario.config.faults) {
-    if (std::find(supported.begin(), supported.end(), f.kind) != supported.end()) {
-      kept.push_back(f);
-    } else {
+    if (std::find(supported.begin(), supported.end(), f.kind) == supported.end()) {
       c.skipped_faults.push_back(describe_skipped(f));
+    } else if (names_missing_member(f)) {
+      c.skipped_faults.push_back(describe_skipped(f) + " (no such member in a " +
+                                 std::to_string(config.run.etcd.members) + "-member cluster)");
+    } else {
+      kept.push_back(f);
     }
   }
   config.run.faults = kept;

@@ -30,6 +30,7 @@ struct RealConfirmationArgs {
   std::vector<std::string> endpoints;  // empty: a local cluster of the scenario's size
   std::string etcd_bin;                // local cluster: empty = etcd from PATH
   bool allow_remote = false;
+  int members = 0;                     // a local cluster of this many members; 0: the scenario's
 };
 
 struct RealConfirmation {

@@ -63,4 +63,11 @@ fi
 if "$lockstep" replay "$scenario" --endpoints 127.0.0.1:2379 >/dev/null 2>&1; then
   fail "--endpoints without --backend etcd was accepted"
 fi
+if "$lockstep" replay "$scenario" --members 1 >/dev/null 2>&1; then
+  fail "--members without --backend etcd was accepted"
+fi
+if "$lockstep" replay "$scenario" --backend etcd --members 5 --out "$work/five" >/dev/null 2>&1; then
+  fail "--members 5 was accepted (a local cluster has 1 or 3 members)"
+fi
+[[ ! -e "$work/five" ]] || fail "a refused replay wrote $work/five"
 echo "real_replay_test: ok"

@@ -30,6 +30,7 @@ struct ReplayArgs {
   std::string endpoints;
   std::string etcd_bin;
   bool allow_remote = false;
+  int members = 0;
 };
 
 // The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
@@ -49,6 +50,7 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
   real.endpoints = split_endpoints(args.endpoints);
   real.etcd_bin = args.etcd_bin;
   real.allow_remote = args.allow_remote;
+  real.members = args.members;
   std::cout << "lockstep replay " << args.file << " on a real etcd, " << args.runs << " run"
             << (args.runs == 1 ? "" : "s") << "\n";
   const ReplayOutcome simulated = replay_scenario(scenario);
@@ -96,8 +98,8 @@ int replay(const ReplayArgs& args) {
     return kExitBadInput;
   }
   if (args.backend == "etcd") return replay_on_real(args, scenario);
-  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote) {
-    std::cerr << "lockstep replay: --endpoints, --etcd-bin and --allow-remote need --backend etcd\n";
+  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote || args.members > 0) {
+    std::cerr << "lockstep replay: --endpoints, --etcd-bin, --allow-remote and --members need --backend etcd\n";
     return kExitBadInput;
   }
   if (!args.out_dir.empty() && !args.force)
@@ -165,6 +167,10 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   add_real_cluster_options(*cmd, args->endpoints, args->etcd_bin, args->allow_remote,
                            "a local cluster of the scenario's size");
+  cmd->add_option("--members", args->members,
+                  "With --backend etcd: a local cluster of this many members (1 or 3) instead of "
+                  "the scenario's size; faults naming members beyond it are listed and skipped")
+      ->check(CLI::IsMember({1, 3}));
   cmd->callback([&commands, args] { commands.action = [args] { return replay(*args); }; });
 }
 
