@@ -366,7 +366,9 @@ TEST_CASE("liveness after a heal: only the keys that outlived the first acquire 
   CHECK_FALSE(contains(text, "/l/waiter"));
 }
 
-TEST_CASE("a request held by a cut that got through well after the heal names TCP's retransmission") {
+// client-0's key /k (put at 0.5 s) and a cut of client-1 from member-2 from 1 s to 3 s; the
+// caller adds what deletes the key.
+HistoryBuilder key_and_cut() {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   b.truth("etcd", "key-put", ms_to_ns(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
@@ -375,38 +377,38 @@ TEST_CASE("a request held by a cut that got through well after the heal names TC
                               {"duration_ms", 2000}, {"start_ms", 1000}};
   b.fault("partition", "start", ms_to_ns(1000), cut);
   b.fault("partition", "end", ms_to_ns(3000), cut);
-  b.truth("etcd", "key-delete", ms_to_ns(5000), {{"key", "/k"}, {"revision", 6},
-                                           {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
-  const reports::RunFacts facts(b.history);
+  return b;
+}
+
+// The sentences explain_key_loss says of client-0's key in `h`, one per line.
+std::string key_loss_text(const History& h) {
+  const reports::RunFacts facts(h);
   REQUIRE(facts.truth().keys.size() == 1);
   reports::Story story;
   reports::explain_key_loss(facts, facts.truth().keys[0], "client-0", story);
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
+  return text;
+}
+
+TEST_CASE("a request held by a cut that got through well after the heal names TCP's retransmission") {
+  HistoryBuilder b = key_and_cut();
+  b.truth("etcd", "key-delete", ms_to_ns(5000), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
+  const std::string text = key_loss_text(b.history);
   INFO(text);
   CHECK(contains(text, "; it got through 2.000 s after the last of those cuts healed, at TCP's next retransmission"));
 }
 
 TEST_CASE("a request applied just after TCP's first retransmission past the heal names that retransmission, not a leaderless gap before it") {
-  HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.truth("etcd", "key-put", ms_to_ns(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                       {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(495))}});
-  const nlohmann::json cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
-                              {"duration_ms", 2000}, {"start_ms", 1000}};
-  b.fault("partition", "start", ms_to_ns(1000), cut);
-  b.fault("partition", "end", ms_to_ns(3000), cut);
+  HistoryBuilder b = key_and_cut();
   // No leader from 3.05 s to 4.3 s: over before the request got through, it held nothing up.
   b.truth("member-0", "leader-stepped-down", ms_to_ns(3050), {{"member", 0}, {"term", 1}});
   b.truth("member-1", "leader-elected", ms_to_ns(4300), {{"member", 1}, {"term", 2}});
   // Sent at 1.5 s into the cut: retransmitted at 1.7, 2.1, 2.9 and 4.5 s, the first after the heal.
   b.truth("etcd", "key-delete", ms_to_ns(4503), {{"key", "/k"}, {"revision", 6},
                                            {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
-  const reports::RunFacts facts(b.history);
-  reports::Story story;
-  reports::explain_key_loss(facts, facts.truth().keys[0], "client-0", story);
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = key_loss_text(b.history);
   INFO(text);
   CHECK(contains(text, "; it got through at TCP's retransmission at 4.500 s, 1.500 s after the cut healed: the "
                        "retransmission timeout had doubled from 200 ms while the link stayed cut since its first held "
