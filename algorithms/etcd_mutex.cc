@@ -2,6 +2,7 @@
 #include "lockstep/algorithms/watch_wait.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace lockstep {
 
@@ -122,25 +123,46 @@ Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revisio
 }
 
 Task<Result<void>> EtcdMutex::delete_own_key() {
+  const std::string key = std::exchange(my_key_, std::string());
+  const Revision revision = std::exchange(my_revision_, -1);
   DeleteRangeRequest del;
-  del.key = my_key_;
-  Result<DeleteRangeResponse> r = co_await ctx_.kv().delete_range(del);
-  my_key_.clear();
-  my_revision_ = -1;
+  del.key = key;
+  if (!options_.safe_unlock) {
+    Result<DeleteRangeResponse> r = co_await ctx_.kv().delete_range(std::move(del));
+    if (!r.ok()) co_return r.error();
+    co_return Result<void>();
+  }
+  // A key of the same name created later (a newer incarnation, same session) is not ours: the
+  // compare leaves it, and a failed compare means our incarnation is gone already.
+  TxnRequest del_if_mine;
+  del_if_mine.compare.push_back(Compare::create_revision_of(key, CompareResult::equal, revision));
+  del_if_mine.success.push_back(RequestOp{std::move(del)});
+  Result<TxnResponse> r = co_await ctx_.kv().txn(std::move(del_if_mine));
   if (!r.ok()) co_return r.error();
   co_return Result<void>();
 }
 
 // Deletes the own key; when the outcome is unknown, abandons the session. A delete whose
 // outcome is unknown may still be applied later (a paused member may hold it), and the next
-// acquire of the same session would re-create the same key name (derived from the lease), which
-// that late delete would then remove while its owner holds the lock. With a new session the
-// next key has a new name. Its lease is revoked (or, if that fails too, expires by itself).
+// acquire of the same session would find the same key (or re-create the same name, derived
+// from the lease), which that late delete would then remove while its owner holds the lock.
+// With a new session the next key has a new name. Its lease is revoked (or, if that fails
+// too, expires by itself).
 Task<Result<void>> EtcdMutex::delete_own_key_or_abandon_session() {
+  const std::string key = my_key_;
+  const Revision revision = my_revision_;
   Result<void> r = co_await delete_own_key();
-  if (!r.ok() && r.error().indeterminate() && session_) {
+  if (r.ok() || !r.error().indeterminate() || !session_) co_return r;
+  if (options_.abandon_session_on_unknown_delete) {
     std::unique_ptr<Session> abandoned = std::move(session_);
     (void)co_await abandoned->close();  // revoking deletes the key now, if it gets through
+    co_return r;
+  }
+  // The former port: the same delete again, the session kept. The first may still come late.
+  for (int attempt = 0; attempt < 3 && !r.ok() && r.error().indeterminate(); ++attempt) {
+    my_key_ = key;
+    my_revision_ = revision;
+    r = co_await delete_own_key();
   }
   co_return r;
 }

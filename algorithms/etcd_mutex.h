@@ -1,4 +1,5 @@
-// The etcd concurrency.Mutex family: one implementation, three published behaviours.
+// The etcd concurrency.Mutex family: one implementation, the published behaviours and a
+// proposed fix.
 //
 // Where it comes from: go.etcd.io/etcd/client/v3/concurrency (mutex.go, session.go).
 // What it does: each client puts `prefix/<lease id hex>` under its session lease with a
@@ -14,6 +15,9 @@
 //     `fencing` says whether the registered variant offers it (etcd-mutex-fenced).
 //   - `guarded_writes` (etcd-mutex-guarded) changes nothing in the lock: it tells the harness
 //     to keep the protected data in etcd behind create_revision(grant.key) == key_revision.
+//   - safe_unlock = true (etcd-mutex-safe-unlock): the unlock deletes the own key only if its
+//     create revision is the acquired one, the fix proposed in etcd issue 22082 (pull request
+//     22115) for a stale unlock deleting a newer key of the same session.
 // lockstep's own choices, not upstream's:
 //   - A delete of the own key whose outcome is unknown (Unlock, or Lock's clean-up after a
 //     failed wait) abandons the session: upstream leaves that to the application, whose next
@@ -37,6 +41,16 @@ struct EtcdMutexOptions {
   bool recheck_own_key = true;
   bool fencing = false;
   bool guarded_writes = false;  // only a capability: the harness guards its writes
+  // The unlock deletes only the incarnation of the own key this acquire created or found: a
+  // txn If(create_revision(key) == the acquired revision) Then Delete(key), the fix proposed
+  // upstream for a stale unlock deleting a newer key of the same session. false: Go's
+  // Unlock, a plain Delete of the key name.
+  bool safe_unlock = false;
+  // What to do when a delete of the own key ends with its outcome unknown. true (lockstep's
+  // choice, see above): abandon the session. false: the port's former behaviour, kept to show
+  // what safe_unlock protects against: send the delete again (a retry may reach another
+  // member) and keep the session, so a late first delete can meet the same key name again.
+  bool abandon_session_on_unknown_delete = true;
 };
 
 class EtcdMutex : public Lock {
@@ -52,9 +66,10 @@ class EtcdMutex : public Lock {
   // Waits until no key under the prefix has a create revision <= max_create_revision.
   Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
+  // Deletes the own key (only its acquired incarnation when safe_unlock); ok when it is gone.
   Task<Result<void>> delete_own_key();
-  // The clean-up of a failed acquire and the release: delete_own_key, abandoning the session
-  // when its outcome is unknown (see the .cc).
+  // The clean-up of a failed acquire and the release: delete_own_key, and when its outcome is
+  // unknown, what abandon_session_on_unknown_delete says (see the .cc).
   Task<Result<void>> delete_own_key_or_abandon_session();
 
   NodeContext& ctx_;

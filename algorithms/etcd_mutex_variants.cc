@@ -1,5 +1,5 @@
-// The four etcd-mutex entries of the catalogue: one lock (EtcdMutex, etcd_mutex.h) under
-// four sets of options, each described where it is registered.
+// The five etcd-mutex entries of the catalogue: one lock (EtcdMutex, etcd_mutex.h) under
+// five sets of options, each described where it is registered.
 #include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
@@ -63,8 +63,10 @@ AlgorithmInfo etcd_mutex_34_info() {
 // etcd-mutex-fenced: etcd's concurrency.Mutex (3.5) with a fencing token (see etcd_mutex.h).
 //
 // Where it comes from: the fencing-token pattern (Kleppmann, "How to do distributed locking")
-//   applied to etcd's Mutex: the token is the own key's create revision (Mutex.Header().
-//   Revision in Go), which is larger for every later holder.
+//   applied to etcd's Mutex: the token is the own key's create revision (myRev in Go's
+//   Mutex, which no exported method returns; Mutex.Header().Revision is the store revision of
+//   the response that granted the lock, larger than it when the holder waited), which is larger
+//   for every later holder.
 // What it does: the lock is etcd-mutex; the grant's fencing_token goes with every write to the
 //   protected resource, which rejects a token lower than the highest it has accepted.
 // What it promises: the protected resource stays correct under every fault.
@@ -85,7 +87,10 @@ AlgorithmInfo etcd_mutex_fenced_info() {
 // guarded txn (see etcd_mutex.h).
 //
 // Where it comes from: Jepsen's `lock-etcd-set` workload, and the advice of etcd's own docs:
-//   write the protected data with Txn(If(CreateRevision(mutex.Key()) == mutex.Header().Revision)).
+//   guard the protected data's writes by the lock key's create revision. lockstep guards with
+//   the revision the acquire created or found its key at (the Mutex's myRev), not with
+//   Mutex.Header().Revision: after a wait the header's revision is a later one, and a guard on it
+//   would never hold.
 // What it does: the lock is etcd-mutex; capabilities().guarded_writes tells the harness to keep
 //   the protected data in etcd and make each write a txn guarded by
 //   create_revision(grant.key) == grant.key_revision, so a write lands only while the writer's
@@ -100,6 +105,31 @@ AlgorithmInfo etcd_mutex_guarded_info() {
   return etcd_mutex_entry("etcd-mutex-guarded",
                           "etcd concurrency.Mutex (3.5+); the protected data lives in etcd "
                           "behind a txn guarded by the own key's create revision",
+                          o);
+}
+
+// etcd-mutex-safe-unlock: etcd-mutex whose unlock deletes only its own incarnation of the key
+// (see etcd_mutex.h).
+//
+// Where it comes from: the fix proposed upstream for Mutex.Unlock, which deletes the key by
+//   name: a stale unlock (an earlier Mutex of the same session, or a delete that arrives late)
+//   removes a newer key of the same name, since the name is prefix/<lease id>. The proposal
+//   makes Unlock a txn: If(CreateRevision(myKey) == myRev) Then Delete(myKey).
+// What it does: as etcd-mutex, but its release and its clean-up after a failed wait are that
+//   txn.
+// What it promises: what etcd-mutex promises, and that no unlock of an earlier holding of the
+//   session removes a later one.
+// What it gets wrong: only the inherent limit of leases, like etcd-mutex. Compared with the
+//   port's former clean-up (the delete sent again through another member with the session
+//   kept), which broke mutual exclusion with no lease expiring, the late delete finds a newer
+//   create revision and does nothing (harness/algorithm_catalogue_test.cc shows both).
+AlgorithmInfo etcd_mutex_safe_unlock_info() {
+  EtcdMutexOptions o;
+  o.recheck_own_key = true;
+  o.safe_unlock = true;
+  return etcd_mutex_entry("etcd-mutex-safe-unlock",
+                          "etcd concurrency.Mutex (3.5+) whose unlock deletes the own key only "
+                          "if its create revision is the acquired one",
                           o);
 }
 

@@ -1,9 +1,10 @@
 // naive-get-put: the textbook mistake, check then act in two separate calls.
 //
 // Where it comes from: no one source; it is the first lock everybody writes (a GET, then a
-//   PUT if the key was absent), and what the etcd and Redis tutorials behind txn-retry-lock and
-//   setnx-no-ttl warn against: the check and the set must be one atomic operation (see
-//   docs/algorithms.md).
+//   PUT if the key was absent). The tutorials behind txn-retry-lock and setnx-no-ttl never
+//   split the check from the set: they take the lock with one create-if-absent txn, or SETNX,
+//   which is atomic by itself. (What the Redis tutorial insists must be one atomic operation is
+//   the key and its expiry, SET key value EX n NX: see setnx-then-expire.)
 // What it does: acquire reads the key; if a value is there the lock is busy, otherwise it puts
 //   the key (value: the client's name). One attempt per acquire: the workload polls. Release
 //   deletes the key without looking at whose it is. With lease_ttl_seconds > 0 the key is put

@@ -125,7 +125,10 @@ class PrefixWatchLock : public Lock {
 
     // 5. watch it for DELETE events from now on; any event means "acquired".
     WatchCreateRequest watch;
-    watch.key = watch_key;  // empty if my key was not listed: etcd refuses the empty key
+    // Empty if my key was not listed. etcd does not refuse it: its watch server reads an empty
+    // key as "\0", the smallest key, which nobody writes, so the waiter waits until its
+    // deadline.
+    watch.key = watch_key;
     watch.filters = {WatchFilter::noput};
     Result<WatchWaitEnd> end = co_await wait_on_watch(ctx_, std::move(watch), has_any_event,
                                                       deadline,

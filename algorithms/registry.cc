@@ -17,6 +17,11 @@ AlgorithmInfo etcd_mutex_34_info();
 AlgorithmInfo etcd_mutex_fenced_info();
 AlgorithmInfo etcd_mutex_guarded_info();
 AlgorithmInfo setnx_no_ttl_info();
+AlgorithmInfo etcd_mutex_safe_unlock_info();
+AlgorithmInfo etcd_recipes_rwmutex_info();
+AlgorithmInfo fixed_ttl_no_renewal_info();
+AlgorithmInfo setnx_then_expire_info();
+AlgorithmInfo redisson_reentrant_info();
 
 const std::vector<AlgorithmInfo>& algorithm_catalogue() {
   static const std::vector<AlgorithmInfo> catalogue = {
@@ -25,14 +30,19 @@ const std::vector<AlgorithmInfo>& algorithm_catalogue() {
       txn_try_lock_info(),
       txn_retry_lock_info(),
       reentrant_info(),
+      redisson_reentrant_info(),
       rw_lock_info(),
+      etcd_recipes_rwmutex_info(),
       prefix_watch_lock_info(),
       zk_recipe_info(),
       etcd_mutex_34_info(),
       etcd_mutex_info(),
+      etcd_mutex_safe_unlock_info(),
       etcd_mutex_fenced_info(),
       etcd_mutex_guarded_info(),
       setnx_no_ttl_info(),
+      setnx_then_expire_info(),
+      fixed_ttl_no_renewal_info(),
   };
   return catalogue;
 }

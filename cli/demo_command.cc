@@ -12,10 +12,12 @@
 // (each one still replays exactly).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 
+#include "lockstep/algorithms/registry.h"
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/demo_index.h"
 #include "lockstep/cli/demo_run.h"
@@ -64,8 +66,16 @@ std::string prepare_out_dir(const std::string& dir, bool force) {
   return {};
 }
 
+// The width of the algorithm column: the catalogue's longest name.
+std::size_t name_column_width() {
+  std::size_t width = 0;
+  for (const auto& a : algorithm_catalogue()) width = std::max(width, a.name.size());
+  return width;
+}
+
 std::string terminal_line(const DemoOutcome& r) {
-  std::string line = fmt::format("  {:<20} {}", r.algorithm, demo_verdict_words(r));
+  static const std::size_t width = name_column_width();
+  std::string line = fmt::format("  {:<{}} {}", r.algorithm, width, demo_verdict_words(r));
   if (!r.error.empty()) return line + ": " + r.error;
   if (r.failing_seed) {
     line += fmt::format(" {} (seed {}, {})", r.violated_check, *r.failing_seed, r.shrink_text);

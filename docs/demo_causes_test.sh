@@ -19,12 +19,17 @@ naive-get-put     mutex    key-overwritten         -                  put:client
 txn-try-lock      mutex    lease-expired           partition:member-2 -
 txn-retry-lock    mutex    lease-expired           pause:client-1     -
 reentrant         mutex    lease-expired           -                  -
+redisson-reentrant mutex   lease-expired           pause:client-1     -
 rw-lock           mutex    granted-while-key-held  -                  -
+etcd-recipes-rwmutex mutex lease-expired           pause:client-1     -
 prefix-watch-lock mutex    grantee-key-gone        -                  -
 zk-recipe         mutex    lease-expired           pause:client-1     -
 etcd-mutex-3.4    mutex    grantee-key-gone        -                  -
 etcd-mutex        mutex    lease-expired           lease-drop:client-2 -
+etcd-mutex-safe-unlock mutex lease-expired         lease-drop:client-2 -
 setnx-no-ttl      liveness release-lost            crash:member-0     -
+setnx-then-expire mutex    lease-expired           -                  -
+fixed-ttl-no-renewal mutex lease-expired           -                  -
 '
 checked=0
 while read -r algorithm check class fault request; do
@@ -63,6 +68,6 @@ PY
     fail "$algorithm: the explanation does not name its real cause (above)"
   checked=$((checked + 1))
 done <<< "$expected"
-[[ $checked -eq 10 ]] || fail "checked $checked algorithms, expected 10"
+[[ $checked -eq 15 ]] || fail "checked $checked algorithms, expected 15"
 grep -qE '^  etcd-mutex-fenced +survived 200 seeds' "$work/demo.txt" || fail "etcd-mutex-fenced did not survive"
 echo "demo_causes_test: ok ($checked failures explained by their causes)"

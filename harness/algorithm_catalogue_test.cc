@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "lockstep/algorithms/etcd_mutex.h"
 #include "lockstep/algorithms/registry.h"
 #include "lockstep/kv/forwarding_kv_client.h"
 #include "lockstep/harness/sim_runner.h"
@@ -25,7 +26,8 @@ namespace {
 const std::vector<std::string> kPortedHere = {
     "naive-get-put",  "txn-retry-lock",    "reentrant",          "rw-lock",
     "prefix-watch-lock", "zk-recipe",      "etcd-mutex-3.4",     "etcd-mutex-fenced",
-    "etcd-mutex-guarded", "setnx-no-ttl"};
+    "etcd-mutex-guarded", "setnx-no-ttl", "etcd-mutex-safe-unlock", "etcd-recipes-rwmutex",
+    "redisson-reentrant", "setnx-then-expire", "fixed-ttl-no-renewal"};
 
 // ---- whole runs ----
 
@@ -55,11 +57,46 @@ class HookedKv : public ForwardingKvClient {
   // Deletes under this prefix are not sent and end as a timeout would: outcome unknown.
   std::string lose_deletes_under;
 
+  // The first delete under this prefix (a plain one, or one in a txn's success branch) is held
+  // back and ends as a timeout would; send_held() sends it later, as a paused member would
+  // apply it late.
+  std::string hold_first_delete_under;
+  std::optional<DeleteRangeRequest> held_delete;
+  std::optional<TxnRequest> held_txn;
+
   Task<Result<DeleteRangeResponse>> delete_range(DeleteRangeRequest r) override {
     if (!lose_deletes_under.empty() && r.key.rfind(lose_deletes_under, 0) == 0)
       co_return Error(ErrorCode::timeout, "context deadline exceeded");
+    if (holds(r.key)) {
+      held_delete = std::move(r);
+      co_return Error(ErrorCode::timeout, "context deadline exceeded");
+    }
     co_return co_await inner().delete_range(std::move(r));
   }
+
+  Task<Result<TxnResponse>> txn(TxnRequest r) override {
+    for (const auto& op : r.success)
+      if (const auto* del = std::get_if<DeleteRangeRequest>(&op.request); del && holds(del->key)) {
+        held_txn = std::move(r);
+        co_return Error(ErrorCode::timeout, "context deadline exceeded");
+      }
+    co_return co_await inner().txn(std::move(r));
+  }
+
+  Task<void> send_held(bool* done) {
+    if (held_delete) (void)co_await inner().delete_range(*held_delete);
+    if (held_txn) (void)co_await inner().txn(*held_txn);
+    *done = true;
+  }
+
+ private:
+  bool holds(const std::string& key) {
+    if (hold_first_delete_under.empty() || key.rfind(hold_first_delete_under, 0) != 0) return false;
+    hold_first_delete_under.clear();
+    return true;
+  }
+
+ public:
 
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest r) override {
     if (!delete_before_first_watch.empty()) {
@@ -235,6 +272,14 @@ TEST_CASE("every algorithm of the catalogue is registered with its published def
   CHECK(option("etcd-mutex-fenced", "lease_ttl_seconds") == 60);
   CHECK(option("etcd-mutex-guarded", "lease_ttl_seconds") == 60);
   CHECK(find_algorithm("setnx-no-ttl")->options.empty());
+  CHECK(option("etcd-mutex-safe-unlock", "lease_ttl_seconds") == 60);
+  CHECK(option("etcd-recipes-rwmutex", "lease_ttl_seconds") == 60);
+  CHECK(option("redisson-reentrant", "lease_ttl_seconds") == 30);
+  CHECK(option("redisson-reentrant", "watchdog") == 1);
+  CHECK(option("setnx-then-expire", "lease_ttl_seconds") == 3);
+  CHECK(option("fixed-ttl-no-renewal", "lease_ttl_seconds") == 3);
+  AlgorithmOptions bad_watchdog = {{"watchdog", 2}};
+  CHECK(resolve_options(*find_algorithm("redisson-reentrant"), bad_watchdog).has_value());
 }
 
 TEST_CASE("each lock object reports the capabilities its registry entry declares") {
@@ -256,6 +301,11 @@ TEST_CASE("each lock object reports the capabilities its registry entry declares
   CHECK(find_algorithm("reentrant")->capabilities.reentrant);
   CHECK(find_algorithm("etcd-mutex-fenced")->capabilities.fencing);
   CHECK(find_algorithm("etcd-mutex-guarded")->capabilities.guarded_writes);
+  CHECK(find_algorithm("etcd-recipes-rwmutex")->capabilities.shared_mode);
+  CHECK(find_algorithm("etcd-recipes-rwmutex")->capabilities.blocking);
+  CHECK(find_algorithm("redisson-reentrant")->capabilities.reentrant);
+  CHECK(!find_algorithm("setnx-then-expire")->capabilities.blocking);
+  CHECK(!find_algorithm("fixed-ttl-no-renewal")->capabilities.blocking);
 }
 
 // ============================ no-fault whole runs ============================
@@ -490,6 +540,77 @@ TEST_CASE("etcd-mutex: a clean-up delete whose outcome is unknown abandons the s
     REQUIRE(keys.size() == 1);
     CHECK(keys[0].key == again.grant->value().key);
     CHECK(keys[0].lease == again.grant->value().lease);
+  }
+}
+
+// The port's former clean-up as a test double: a delete whose outcome is unknown is sent again
+// (the retry may reach another member) with the session kept. The first delete, applied late,
+// then meets the key the same session re-created under the same name.
+const AlgorithmInfo& etcd_mutex_retrying_cleanup(bool safe_unlock) {
+  const std::string name = safe_unlock ? "test-etcd-mutex-safe-unlock-retrying-cleanup"
+                                       : "test-etcd-mutex-retrying-cleanup";
+  if (const AlgorithmInfo* known = find_algorithm(name)) return *known;
+  AlgorithmInfo info = *find_algorithm(safe_unlock ? "etcd-mutex-safe-unlock" : "etcd-mutex");
+  info.name = name;
+  info.make = [safe_unlock](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
+    EtcdMutexOptions o;
+    o.session_ttl_seconds = setup.options.at("lease_ttl_seconds");
+    o.safe_unlock = safe_unlock;
+    o.abandon_session_on_unknown_delete = false;
+    return std::make_unique<EtcdMutex>(ctx, setup.lock_name, o);
+  };
+  REQUIRE(!register_algorithm(info));
+  return *find_algorithm(name);
+}
+
+TEST_CASE("etcd-mutex-safe-unlock: a late clean-up delete of an earlier holding leaves the key "
+          "the same session created again - Go's plain Delete removes it under its holder") {
+  for (const bool safe_unlock : {false, true}) {
+    const std::string name = etcd_mutex_retrying_cleanup(safe_unlock).name;
+    INFO(name);
+    Rig rig(2);
+    TestClient& holder = rig.add_client(name);
+    TestClient& waiter = rig.add_client(name);
+    TestClient& third = rig.add_client(name);
+    Outcome held, gave_up, released, again, also;
+    rig.acquire(holder, &held, seconds(5));
+    REQUIRE(rig.run_until_done(held));
+    REQUIRE(held.acquired());
+    // The waiter gives up; its first clean-up delete is held back (a paused member), the retry
+    // deletes the key.
+    waiter.kv->hold_first_delete_under = kLockName + "/";
+    rig.acquire(waiter, &gave_up, seconds(1));
+    REQUIRE(rig.run_until_done(gave_up));
+    REQUIRE_FALSE(gave_up.acquired());
+    REQUIRE((waiter.kv->held_delete || waiter.kv->held_txn));
+    const std::string first_key =
+        waiter.kv->held_delete
+            ? waiter.kv->held_delete->key
+            : std::get<DeleteRangeRequest>(waiter.kv->held_txn->success.at(0).request).key;
+    rig.release(holder, &released);
+    REQUIRE(rig.run_until_done(released));
+    // The same session: the same key name, a new incarnation.
+    rig.acquire(waiter, &again, seconds(5));
+    REQUIRE(rig.run_until_done(again));
+    REQUIRE(again.acquired());
+    REQUIRE(again.grant->value().key == first_key);
+    // Now the first delete arrives.
+    bool sent = false;
+    waiter.tasks.push_back(waiter.node->spawn(waiter.kv->send_held(&sent), "late delete"));
+    REQUIRE(rig.run_until_set(&sent));
+    TestClient& tester = rig.add_client("");
+    const std::vector<KeyValue> keys = rig.list(tester, again.grant->value().key);
+    // The waiter still believes it holds the lock; a third client tries.
+    rig.acquire(third, &also, seconds(3));
+    REQUIRE(rig.run_until_done(also));
+    if (safe_unlock) {
+      REQUIRE(keys.size() == 1);
+      CHECK(keys[0].create_revision == again.grant->value().key_revision);
+      CHECK_FALSE(also.acquired());  // it waits behind the waiter's key
+    } else {
+      CHECK(keys.empty());
+      CHECK(also.acquired());  // two holders: the waiter and the third client
+    }
   }
 }
 

@@ -366,6 +366,9 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
+    // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
+    // is the lock's design or a fault's doing, the caller decides from the faults.
+    if (keep_alives.empty() && x.renewed_by == "grant") cause["no_keep_alive_in_run"] = true;
   } else {
     std::string k = client + " sent " + count_words(mine.size(), "keep-alive", "keep-alives") +
                     " for it" + since;

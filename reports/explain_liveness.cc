@@ -240,6 +240,35 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0 && at_end) {
+      // The owner's writes between creating the key and releasing it that did not succeed: a
+      // lock that creates first and attaches its expiry next (SETNX, then EXPIRE) lost the
+      // second step here. Said as calls, with the faults on their members.
+      const std::int64_t writes_until = lost_release != nullptr ? lost_release->true_ns : until_ns;
+      std::vector<std::string> lost_writes;
+      std::vector<const FaultBand*> write_faults;
+      for (const CallRecord* c : facts.calls_of(k.owner, k.start_ns, writes_until)) {
+        if ((c->request != "txn" && c->request != "put") || c->outcome == "ok" ||
+            c->sent_ns < k.start_ns || c->sent_ns >= writes_until)
+          continue;
+        lost_writes.push_back(
+            "its " + c->request + " (call " + std::to_string(c->call) + ") to " + c->member +
+            " sent at " + format_seconds(c->sent_ns) +
+            (c->outcome.empty() ? std::string(" was never answered")
+             : c->outcome == "deadline" ? " reached its deadline at " + format_seconds(c->end_ns)
+                                        : " ended " + c->outcome + " at " + format_seconds(c->end_ns)));
+        const std::int64_t call_end = c->outcome.empty() ? facts.end_ns() : c->end_ns;
+        for (const FaultBand* f : facts.faults_hitting(c->member, c->sent_ns, call_end))
+          if ((f->kind == "pause" || f->kind == "crash") &&
+              std::find(write_faults.begin(), write_faults.end(), f) == write_faults.end())
+            write_faults.push_back(f);
+      }
+      if (!lost_writes.empty()) {
+        s += "; after creating it, " + k.owner + "'s next writes did not succeed: " + join_words(lost_writes);
+        if (!write_faults.empty()) s += " (" + fault_clauses(write_faults) + ")";
+        for (const FaultBand* f : write_faults)
+          if (std::find(release_faults.begin(), release_faults.end(), f->start_event) == release_faults.end())
+            release_faults.push_back(f->start_event);
+      }
       s += "; it had no lease, so nothing would ever delete it";
     } else if (const LeaseLifetime* l = facts.truth().find_lease(k.lease); at_end && l != nullptr && !l->expired_ns) {
       // Not stuck for ever: the key goes when its lease runs out, unless something renews it.

@@ -376,7 +376,20 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
     // Not the limit of leases when the holder gave its lease up itself, when a deposed
     // leader revoked a lease the new leader kept alive (etcd's bug), or when the lease had run
     // out before the key was made.
-    if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
+    const bool no_fault = !cause.contains("faults") || cause["faults"].empty();
+    if (cause.value("class", "") == "lease-expired" && cause.value("no_keep_alive_in_run", false) &&
+        no_fault && !cause.value("deposed_leader", false)) {
+      // No fault kept the holder from renewing, and it never did: its holding had to fit in the
+      // TTL (a lock with a fixed expiry), and did not.
+      cause["never_renewed"] = true;
+      const LeaseLifetime* fixed = facts.truth().find_lease(key->lease);
+      out.say(earlier.process + " renewed no lease in this run although no fault stopped it, and held the lock "
+              "past the lease's TTL" +
+              (fixed != nullptr && fixed->ttl_seconds > 0 ? " of " + std::to_string(fixed->ttl_seconds) + " s"
+                                                          : std::string()) +
+              ": etcd gave the lock to " + later.process + " while " + earlier.process +
+              " still believed it held it.");
+    } else if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
         !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_key", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +
               " still believed it held the lock after etcd had expired its lease and given "

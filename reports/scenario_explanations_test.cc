@@ -23,6 +23,9 @@ struct ExpectedCause {
   std::string fault;        // "kind target": a fault named as a cause ("" when none must be)
   std::string request;      // cause["request"]["request"] ("" when no request is responsible)
   bool deposed_leader = false;  // the lease's revoke came from a deposed leader (etcd 15247)
+  // The holder renewed no lease though no fault stopped it (a fixed TTL): not the limit of
+  // leases under a fault.
+  bool never_renewed = false;
 };
 
 // What each violated scenario really shows, checked by hand against its history.
@@ -39,6 +42,9 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
       {"etcd-mutex-holder-paused-between-read-and-write",
        {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"etcd-mutex-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
+      // No fault: client-1's 5 s of work outlasted the 3 s lease nothing renews.
+      {"fixed-ttl-no-renewal-work-outlasts-ttl-no-faults",
+       {"mutex", "lease-expired", "client-1", "", "", false, true}},
       // No fault: client-0's plain put replaced client-1's key.
       {"naive-get-put-check-then-act-race-no-faults", {"mutex", "key-overwritten", "client-1", "", "put"}},
       // Both keys stood: the algorithm woke client-0 on a waiter's departure.
@@ -49,6 +55,10 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
       {"reentrant-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"rw-lock-reader-and-writer-inside-no-faults", {"mutex", "granted-while-key-held", "client-0", "", ""}},
       {"setnx-no-ttl-crashed-holder-blocks-forever", {"liveness", "key-without-lease", "client-1", "", ""}},
+      // client-0's SETNX created the key; its EXPIRE went to member-0 as it crashed, and its
+      // release was lost while no member led: the key kept no lease.
+      {"setnx-then-expire-crash-between-setnx-and-expire",
+       {"liveness", "release-lost", "client-0", "crash member-0", ""}},
       {"txn-retry-lock-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"txn-retry-lock-release-deletes-next-holders-key",
        {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
@@ -115,6 +125,8 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
     CHECK(lease_cause.value("deposed_leader", false) == want.deposed_leader);
     // etcd's bug is not the limit of leases: a deposed lessor's revoke is never called that.
     if (want.deposed_leader) CHECK_FALSE(x->cause.value("inherent_lease_limit", false));
+    CHECK(x->cause.value("never_renewed", false) == want.never_renewed);
+    if (want.never_renewed) CHECK_FALSE(x->cause.value("inherent_lease_limit", false));
     if (lease_cause.value("class", "") == "lease-expired") {
       bool committed = false;
       for (const auto& e : outcome.result.history.events)

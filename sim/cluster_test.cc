@@ -181,6 +181,35 @@ TEST_CASE("a watch on an empty range is refused as etcd refuses it") {
   CHECK(open_ended_ok);
 }
 
+// etcd's watch server (v3rpc/watch.go) reads an empty key as "\0", the smallest key: the watch
+// is created, not refused, and sees writes of the key "\0" only.
+TEST_CASE("a watch on the empty key watches the one-byte key of the zero byte - as in etcd") {
+  Rig rig(1);
+  bool created = false;
+  std::vector<std::string> seen;
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    WatchCreateRequest w;  // key ""
+    auto stream = co_await n->kv().watch(w);
+    created = stream.ok();
+    if (!created) {
+      *done = true;
+      co_return;
+    }
+    for (const char* key : {"a", "\0"}) {
+      PutRequest put;
+      put.key = std::string(key, 1);  // one byte: "a", then the zero byte
+      REQUIRE((co_await n->kv().put(put)).ok());
+    }
+    auto next = co_await stream.value()->next(seconds(1));
+    REQUIRE(next.ok());
+    for (const auto& e : next.value().events) seen.push_back(e.kv.key);
+    *done = true;
+  });
+  REQUIRE(created);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::string(1, '\0'));
+}
+
 }  // namespace
 }  // namespace lockstep::sim
 

@@ -1154,6 +1154,9 @@ void EtcdMember::lease_scan() {
 // ---------------------------------------------------------------- watches
 
 void EtcdMember::create_watch(ReplyRoute route, WatchCreateRequest request) {
+  // etcd's gRPC watch server reads an empty key as "\0", the smallest key (v3rpc/watch.go):
+  // the watch is created, on a key nobody writes.
+  if (request.key.empty()) request.key = std::string(1, '\0');
   // etcd refuses a watch on an empty range (range_end set, not "\0", and <= key; bytes
   // compare unsigned, as std::string does): mvcc's Watch returns ErrEmptyWatcherRange before
   // taking an id, and the server answers created and cancelled at once, with watch id -1.
