@@ -58,6 +58,7 @@ nlohmann::json RealConfirmation::to_json() const {
   j["summary"] = summary();
   j["etcd_version"] = etcd_version;
   j["simulated_violations"] = simulated_violations;
+  if (!client_roles.empty()) j["client_roles"] = client_roles;
   j["skipped_faults"] = skipped_faults;
   j["reproduced"] = reproduced();
   j["runs"] = nlohmann::json::array();
@@ -144,6 +145,34 @@ std::string etcd_binary_version(const std::string& binary) {
   return text.substr(at + marker.size(), end == std::string::npos ? end : end - at - marker.size());
 }
 
+// The scenario's clients by role: in the order their first acquire succeeded in the simulated
+// run (with when, relative to the clients' start), then the others by number (never).
+void client_roles(const RunConfig& config, const History& simulated, std::vector<std::string>& roles,
+                  std::vector<Duration>& held_at) {
+  std::map<std::string, std::string> open_op;
+  const Duration start = clients_start_time(config);
+  for (const auto& e : simulated.events) {
+    if (e.process.rfind("client-", 0) != 0) continue;
+    if (e.kind == EventKind::invoke) open_op[e.process] = e.op;
+    if (e.kind == EventKind::ok && open_op[e.process] == "acquire" &&
+        std::find(roles.begin(), roles.end(), e.process) == roles.end()) {
+      roles.push_back(e.process);
+      held_at.push_back(Duration(e.true_ns) - start);
+    }
+  }
+  for (int i = 0; i < config.workload.clients; ++i) {
+    const std::string name = "client-" + std::to_string(i);
+    if (std::find(roles.begin(), roles.end(), name) != roles.end()) continue;
+    roles.push_back(name);
+    held_at.push_back(Duration::max());
+  }
+}
+
+std::string ordinal(std::size_t k) {
+  static const char* const words[] = {"first", "second", "third", "fourth", "fifth"};
+  return k < 5 ? words[k] : std::to_string(k + 1) + "th";
+}
+
 }  // namespace
 
 bool real_backend_available() { return true; }
@@ -188,6 +217,22 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
     }
   }
   config.run.faults = kept;
+  // Which client wins an acquire race is timing: a fault on the simulated first holder is
+  // applied to the real first holder, and so on.
+  bool client_faults = false;
+  for (const auto& f : kept)
+    for (const auto* list : {&f.targets, &f.from, &f.to})
+      for (const auto& name : *list) client_faults = client_faults || name.rfind("client-", 0) == 0;
+  if (!args.faults_by_name && client_faults) {
+    client_roles(scenario.config, simulated.history, config.client_roles, config.role_held_at);
+    c.client_roles = config.client_roles;
+    out << "faults on clients follow their roles in the simulated run:";
+    for (std::size_t k = 0; k < config.client_roles.size(); ++k)
+      out << (k ? ";" : "") << " " << config.client_roles[k] << " = "
+          << (config.role_held_at[k] != Duration::max() ? "the " + ordinal(k) + " to hold the lock"
+                                                        : std::string("one that never held it"));
+    out << " (--faults-by-name to keep the names)\n";
+  }
   if (auto err = validate_real_run_config(config); !err.empty()) {
     c.error = err;
     return c;

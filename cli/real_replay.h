@@ -31,6 +31,9 @@ struct RealConfirmationArgs {
   std::string etcd_bin;                // local cluster: empty = etcd from PATH
   bool allow_remote = false;
   int members = 0;                     // a local cluster of this many members; 0: the scenario's
+  // Faults on clients hit the client the scenario names, not the one that plays its role (the
+  // k-th to first hold the lock, as in the simulated run).
+  bool faults_by_name = false;
 };
 
 struct RealConfirmation {
@@ -38,6 +41,9 @@ struct RealConfirmation {
   std::string etcd_version;               // "3.4.23", or empty when not known
   std::vector<std::string> simulated_violations;  // the checks the simulated replay violated
   std::vector<std::string> skipped_faults;        // described, in schedule order
+  // The scenario's clients by role (the order they first held the lock in the simulated
+  // replay) when faults on clients followed roles; empty when they hit the named clients.
+  std::vector<std::string> client_roles;
   struct Run {
     std::vector<std::string> violated;  // the checks this real run violated
     bool reproduced = false;            // one of them is among simulated_violations

@@ -7,6 +7,9 @@
 # reorder window, added here: TCP never reorders) is listed as skipped before the run and in the result; each real run
 # keeps its files in DIR/real-K; the scenario's verdict.json and report carry the
 # confirmation; a second replay into the directory is refused without changing anything.
+# The scenario's pause names the client that first held the lock in the simulation; on the real
+# cluster it hits whichever client first held it there (its role), and with --faults-by-name the
+# client it names.
 set -euo pipefail
 lockstep="$1"
 scenario="$2"
@@ -43,6 +46,7 @@ c = json.load(open(out + "/verdict.json"))["real_confirmation"]
 real = json.load(open(out + "/real-1/verdict.json"))
 violated = [x["name"] for x in real["checks"] if x["status"] == "violated"]
 assert c["simulated_violations"] == ["mutex"], c
+assert c["client_roles"][0] == "client-1", c
 assert len(c["skipped_faults"]) == 1 and c["skipped_faults"][0].startswith("reorder"), c
 run = c["runs"][0]
 assert run["dir"] == "real-1" and run["violated"] == violated, (run, violated)
@@ -52,6 +56,28 @@ word = "reproduced" if run["reproduced"] else "not reproduced"
 assert re.search(r"  %s on etcd [0-9.]+ in %d of 1 run.*; 1 fault skipped" % (word, c["reproduced"]), printed), printed
 assert ("real run 1: mutex violated (reproduced)" in printed) == run["reproduced"], printed
 PY
+grep -qF "faults on clients follow their roles in the simulated run: client-1 = the first to hold the lock" "$work/out.txt" ||
+  fail "the roles are not shown: $(cat "$work/out.txt")"
+# The pause hit the real first holder (it starts at 500 ms, long after the first acquire).
+role_target() {
+  python3 - "$1" <<'PY'
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])][1:]
+first = next(e["process"] for e in events if e["type"] == "ok" and e["op"] == "acquire")
+pause = next(e for e in events if e["type"] == "fault" and e["op"] == "pause" and e["args"]["phase"] == "start")
+print(first, pause["args"]["targets"][0], pause["args"].get("scenario_clients", {}).get("targets", ["client-1"])[0])
+PY
+}
+read -r first target named <<<"$(role_target "$work/out/real-1/history.jsonl")"
+[[ $target == "$first" && $named == client-1 ]] ||
+  fail "the pause of client-1 (the simulated first holder) hit $target; the real first holder was $first"
+"$lockstep" replay "$scenario" --backend etcd --runs 1 --faults-by-name --out "$work/by-name" >"$work/by-name.txt" 2>&1 || true
+read -r first target named <<<"$(role_target "$work/by-name/real-1/history.jsonl")"
+[[ $target == client-1 ]] || fail "with --faults-by-name the pause hit $target, not client-1"
+grep -qF "follow their roles" "$work/by-name.txt" && fail "--faults-by-name still maps roles: $(cat "$work/by-name.txt")"
+if "$lockstep" replay "$scenario" --faults-by-name >/dev/null 2>&1; then
+  fail "--faults-by-name without --backend etcd was accepted"
+fi
 grep -qF 'id="real-confirmation"' "$work/out/report.html" || fail "the report does not show the confirmation"
 grep -qF 'href="real-1/report.html"' "$work/out/report.html" || fail "the report does not link the real run"
 

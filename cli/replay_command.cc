@@ -31,6 +31,7 @@ struct ReplayArgs {
   std::string etcd_bin;
   bool allow_remote = false;
   int members = 0;
+  bool faults_by_name = false;
 };
 
 // The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
@@ -51,6 +52,7 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
   real.etcd_bin = args.etcd_bin;
   real.allow_remote = args.allow_remote;
   real.members = args.members;
+  real.faults_by_name = args.faults_by_name;
   std::cout << "lockstep replay " << args.file << " on a real etcd, " << args.runs << " run"
             << (args.runs == 1 ? "" : "s") << "\n";
   const ReplayOutcome simulated = replay_scenario(scenario);
@@ -98,8 +100,10 @@ int replay(const ReplayArgs& args) {
     return kExitBadInput;
   }
   if (args.backend == "etcd") return replay_on_real(args, scenario);
-  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote || args.members > 0) {
-    std::cerr << "lockstep replay: --endpoints, --etcd-bin, --allow-remote and --members need --backend etcd\n";
+  if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote || args.members > 0 ||
+      args.faults_by_name) {
+    std::cerr << "lockstep replay: --endpoints, --etcd-bin, --allow-remote, --members and "
+                 "--faults-by-name need --backend etcd\n";
     return kExitBadInput;
   }
   if (!args.out_dir.empty() && !args.force)
@@ -171,6 +175,10 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
                   "With --backend etcd: a local cluster of this many members (1 or 3) instead of "
                   "the scenario's size; faults naming members beyond it are listed and skipped")
       ->check(CLI::IsMember({1, 3}));
+  cmd->add_flag("--faults-by-name", args->faults_by_name,
+                "With --backend etcd: a fault on a client hits the client the scenario names; by "
+                "default it hits the one playing its role (the k-th to first hold the lock, as "
+                "in the simulated run)");
   cmd->callback([&commands, args] { commands.action = [args] { return replay(*args); }; });
 }
 

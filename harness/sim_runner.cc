@@ -122,7 +122,7 @@ RunResult run_simulation(const RunConfig& config) {
     world.set_restart_hook(raw->pid, [raw, &start_client] { start_client(*raw); });
   }
   // Clients start once the cluster had time to elect a leader, like a deployment would.
-  const TrueTime start = TrueTime(config.etcd.election_timeout * 3);
+  const TrueTime start = TrueTime(clients_start_time(config));
   sim::FaultInjector faults(world, network, cluster, start);
   for (int i = 0; i < cluster.size(); ++i)
     faults.add_process(world.process(cluster.member(i).pid()).name, cluster.member(i).pid());

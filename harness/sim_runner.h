@@ -32,4 +32,8 @@ std::string validate_run_config(RunConfig& config);
 
 RunResult run_simulation(const RunConfig& config);
 
+// When the clients start in a simulated run (true time): once the cluster had time to elect a
+// leader. Fault times are relative to it.
+inline Duration clients_start_time(const RunConfig& config) { return config.etcd.election_timeout * 3; }
+
 }  // namespace lockstep

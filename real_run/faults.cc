@@ -73,8 +73,68 @@ std::string check_real_fault_classes(const std::set<std::string>& classes, bool 
          " (supported: " + ok + "; the simulator supports them all)";
 }
 
+std::map<std::string, std::string> client_role_mapping(const std::vector<std::string>& roles,
+                                                       const std::vector<std::string>& real_first_holders,
+                                                       const std::vector<std::string>& all_clients) {
+  std::map<std::string, std::string> to_real;
+  std::set<std::string> taken;
+  for (std::size_t k = 0; k < roles.size() && k < real_first_holders.size(); ++k) {
+    to_real[roles[k]] = real_first_holders[k];
+    taken.insert(real_first_holders[k]);
+  }
+  std::vector<std::string> rest;  // scenario clients not mapped yet, in role order
+  for (const auto& c : roles)
+    if (!to_real.count(c)) rest.push_back(c);
+  for (const auto& c : all_clients)
+    if (!to_real.count(c) && std::find(rest.begin(), rest.end(), c) == rest.end()) rest.push_back(c);
+  for (const auto& c : rest)  // their own name first
+    if (!taken.count(c) && std::find(all_clients.begin(), all_clients.end(), c) != all_clients.end()) {
+      to_real[c] = c;
+      taken.insert(c);
+    }
+  for (const auto& c : rest) {
+    if (to_real.count(c)) continue;
+    for (const auto& r : all_clients)
+      if (!taken.count(r)) {
+        to_real[c] = r;
+        taken.insert(r);
+        break;
+      }
+  }
+  return to_real;
+}
+
 RealFaultInjector::RealFaultInjector(RealHistoryLog& log, RealFaultTargets targets)
     : log_(log), t_(std::move(targets)) {}
+
+bool RealFaultInjector::ready(const sim::FaultSpec& f) const {
+  if (t_.client_roles.empty()) return true;
+  const std::size_t known = log_.first_holders().size();
+  for (const auto* list : {&f.targets, &f.from, &f.to})
+    for (const auto& name : *list) {
+      const auto it = std::find(t_.client_roles.begin(), t_.client_roles.end(), name);
+      if (it == t_.client_roles.end()) continue;
+      const auto k = static_cast<std::size_t>(it - t_.client_roles.begin());
+      if (k < t_.role_held_at.size() && t_.role_held_at[k] <= f.start && known <= k) return false;
+    }
+  return true;
+}
+
+const sim::FaultSpec& RealFaultInjector::as_applied(const sim::FaultSpec& f, bool start) {
+  if (t_.client_roles.empty()) return f;
+  if (!start) {
+    auto it = mapped_.find(&f);
+    return it == mapped_.end() ? f : it->second;
+  }
+  std::vector<std::string> all;
+  for (const auto& [name, c] : t_.clients) all.push_back(name);
+  const auto to_real = client_role_mapping(t_.client_roles, log_.first_holders(), all);
+  sim::FaultSpec g = f;
+  for (auto* list : {&g.targets, &g.from, &g.to})
+    for (auto& name : *list)
+      if (auto it = to_real.find(name); it != to_real.end()) name = it->second;
+  return mapped_[&f] = std::move(g);
+}
 
 int RealFaultInjector::member_index(const std::string& name) const {
   if (!is_member(name) || !t_.cluster) return -1;
@@ -187,9 +247,13 @@ std::vector<std::string> RealFaultInjector::apply_link_fault(const sim::FaultSpe
   return skipped;
 }
 
-void RealFaultInjector::begin(const sim::FaultSpec& f) {
+void RealFaultInjector::begin(const sim::FaultSpec& scheduled, Duration waited) {
+  const sim::FaultSpec& f = as_applied(scheduled, true);
   ++started_[f.kind];
   nlohmann::json args = sim::fault_event_args(f, "start");
+  if (waited.count() > 0) args["waited_for_role_ms"] = waited.count() / 1'000'000;
+  if (&f != &scheduled && (f.targets != scheduled.targets || f.from != scheduled.from || f.to != scheduled.to))
+    args["scenario_clients"] = sim::fault_to_json(scheduled);  // what the scenario named
   std::vector<std::string> skipped;
   if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
     skipped = apply_link_fault(f, true);
@@ -242,8 +306,9 @@ void RealFaultInjector::begin(const sim::FaultSpec& f) {
   log_.fault(f.kind, args);
 }
 
-void RealFaultInjector::end(const sim::FaultSpec& f) {
-  if (f.duration.count() == 0 && sim::is_instant_fault(f.kind)) return;
+void RealFaultInjector::end(const sim::FaultSpec& scheduled) {
+  if (scheduled.duration.count() == 0 && sim::is_instant_fault(scheduled.kind)) return;
+  const sim::FaultSpec& f = as_applied(scheduled, false);
   nlohmann::json args = sim::fault_event_args(f, "end");
   std::vector<std::string> skipped;
   if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
@@ -253,6 +318,7 @@ void RealFaultInjector::end(const sim::FaultSpec& f) {
   }
   if (!skipped.empty()) args["skipped"] = join(skipped);
   log_.fault(f.kind, args);
+  mapped_.erase(&scheduled);  // `f` may be the erased copy: not used after this
 }
 
 void RealFaultInjector::heal_all() {

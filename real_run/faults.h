@@ -51,13 +51,35 @@ struct RealFaultTargets {
   std::string key_prefix;
   Duration call_deadline = seconds(2);
   real::EtcdClientSecurity security;
+  // The scenario's clients by role: in the order they first held the lock in the simulated
+  // run, then those that never did. Empty: a fault hits the client it names. Otherwise a
+  // fault naming the k-th of them hits the real client that was k-th to first hold the lock
+  // (see client_role_mapping), because which client wins an acquire race is timing, not the
+  // scenario's point.
+  std::vector<std::string> client_roles;
+  // For each role, when the simulated run's client of that role first held the lock (relative
+  // to the clients' start; Duration::max() when it never did). A fault that started after the
+  // k-th first hold in the simulated run waits for the k-th real one (see ready()).
+  std::vector<Duration> role_held_at;
 };
+
+// The real client each scenario client stands for when a fault starts: the k-th of `roles`
+// maps to the k-th of `real_first_holders` (those known so far); the scenario clients whose
+// real counterpart is not known yet keep their own name if no other took it, else the first
+// real client left (by name). A one-to-one map over `all_clients`.
+std::map<std::string, std::string> client_role_mapping(const std::vector<std::string>& roles,
+                                                       const std::vector<std::string>& real_first_holders,
+                                                       const std::vector<std::string>& all_clients);
 
 class RealFaultInjector {
  public:
   RealFaultInjector(RealHistoryLog& log, RealFaultTargets targets);
 
-  void begin(const sim::FaultSpec& fault);
+  // Whether `fault` can start now: each client role it names whose first hold came before the
+  // fault in the simulated run has its real counterpart (always true without roles).
+  bool ready(const sim::FaultSpec& fault) const;
+  // `waited`: how long the start waited for ready() (recorded with the fault).
+  void begin(const sim::FaultSpec& fault, Duration waited = Duration(0));
   void end(const sim::FaultSpec& fault);
 
   const std::map<std::string, int>& started() const { return started_; }
@@ -73,6 +95,9 @@ class RealFaultInjector {
   // partition, delay and loss: on the link proxies between clients and members and between
   // members; returns the links skipped (no proxy carries them) with why.
   std::vector<std::string> apply_link_fault(const sim::FaultSpec& f, bool start);
+  // The fault as applied: its clients mapped by role (client_roles), fixed when it starts so
+  // that its end undoes the same targets. The fault itself when there are no roles.
+  const sim::FaultSpec& as_applied(const sim::FaultSpec& f, bool start);
   bool first_start(const std::string& key) { return ++active_[key] == 1; }
   bool last_end(const std::string& key) { return --active_[key] == 0; }
 
@@ -84,6 +109,8 @@ class RealFaultInjector {
   std::multiset<std::pair<std::string, std::string>> blocked_links_;
   // The proxy's slowdowns in force for each delay or loss fault (by the fault it applies).
   std::map<const sim::FaultSpec*, std::vector<std::uint64_t>> slowdowns_;
+  // Each started fault's role-mapped copy (by the scheduled fault), until it ends.
+  std::map<const sim::FaultSpec*, sim::FaultSpec> mapped_;
 };
 
 }  // namespace lockstep

@@ -1,5 +1,7 @@
 #include "lockstep/real_run/history_log.h"
 
+#include <algorithm>
+
 namespace lockstep {
 
 RealHistoryLog::RealHistoryLog() : start_(std::chrono::steady_clock::now()) {}
@@ -16,13 +18,22 @@ std::int64_t RealHistoryLog::true_now_ns() const {
 void RealHistoryLog::invoke(const std::string& process, const std::string& op,
                             nlohmann::json args, Duration local) {
   std::lock_guard<std::mutex> g(mu_);
+  open_op_[process] = op;
   writer_.invoke(true_now_ns(), process, op, std::move(args), local);
 }
 
 void RealHistoryLog::complete(const std::string& process, EventKind kind, nlohmann::json result,
                               Duration local) {
   std::lock_guard<std::mutex> g(mu_);
+  if (kind == EventKind::ok && open_op_[process] == "acquire" &&
+      std::find(first_holders_.begin(), first_holders_.end(), process) == first_holders_.end())
+    first_holders_.push_back(process);
   writer_.complete(true_now_ns(), process, kind, std::move(result), local);
+}
+
+std::vector<std::string> RealHistoryLog::first_holders() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return first_holders_;
 }
 
 void RealHistoryLog::complete_open(const std::string& process, const std::string& why) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "lockstep/checker/history.h"
 #include "lockstep/harness/history_writer.h"
@@ -34,6 +35,8 @@ class RealHistoryLog final : public OperationLog {
   void client_event(const std::string& process, const std::string& op, nlohmann::json args);
   void trace(const std::string& process, Duration local_monotonic, const std::string& message);
 
+  // The clients in the order their first acquire succeeded, so far.
+  std::vector<std::string> first_holders() const;
   // Nanoseconds of the run's true clock now.
   std::int64_t true_now_ns() const;
   void set_meta(nlohmann::json meta);
@@ -44,6 +47,8 @@ class RealHistoryLog final : public OperationLog {
   const std::chrono::steady_clock::time_point start_;
   mutable std::mutex mu_;
   HistoryWriter writer_;  // guarded by mu_
+  std::map<std::string, std::string> open_op_;  // each process's open operation, guarded by mu_
+  std::vector<std::string> first_holders_;     // guarded by mu_
 };
 
 }  // namespace lockstep

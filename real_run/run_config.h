@@ -30,6 +30,10 @@ struct RealBackendOptions {
 struct RealRunConfig {
   RunConfig run;
   RealBackendOptions backend;
+  // The scenario's clients by role, for faults that follow roles rather than names (see
+  // RealFaultTargets::client_roles); empty: faults hit the clients they name.
+  std::vector<std::string> client_roles;
+  std::vector<Duration> role_held_at;  // see RealFaultTargets::role_held_at
 };
 
 }  // namespace lockstep

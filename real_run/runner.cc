@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "lockstep/harness/checks.h"
@@ -42,6 +43,10 @@ bool has_link_fault(const RunConfig& c) {
 // One edge of the schedule: the start or end of fault `index`, at `at` after the clients'
 // start. Built in the simulator's order (start, end per fault) and stably sorted by time, so
 // simultaneous edges apply in the same order as there.
+// How long a fault on a client role waits for the real client of that role before it starts on
+// the client it names.
+constexpr Duration kRoleWait = seconds(2);
+
 struct Edge {
   Duration at;
   std::size_t index;
@@ -176,8 +181,10 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   targets.key_prefix = out.key_prefix;
   targets.call_deadline = config.backend.call_deadline;
   targets.security = config.backend.security;
+  targets.client_roles = config.client_roles;
+  targets.role_held_at = config.role_held_at;
   RealFaultInjector faults(log, targets);
-  const std::vector<Edge> edges = schedule_edges(run.faults);
+  std::vector<Edge> edges = schedule_edges(run.faults);
 
   const Duration end_of_load = load_length(run, Duration(0));
 
@@ -198,6 +205,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     return true;
   };
 
+  std::set<std::size_t> postponed;  // faults whose start waited for a client role
   const auto t0 = SteadyClock::now();
   std::size_t next_edge = 0;
   // Faults at time 0 are in force before any client starts, as in the simulator (where they
@@ -209,17 +217,34 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   for (auto& c : clients) c->start_workload();
   while (!interrupted(interrupt) && check_clients()) {
     const Duration now = std::chrono::duration_cast<Duration>(SteadyClock::now() - t0);
+    bool waiting_for_role = false;
     while (next_edge < edges.size() && edges[next_edge].at <= now) {
-      const Edge& e = edges[next_edge++];
-      if (e.start) {
-        faults.begin(run.faults[e.index]);
-      } else {
+      const Edge e = edges[next_edge];
+      const Duration late = now - e.at;
+      // A fault on a client role waits (up to kRoleWait) for the real client of that role: the
+      // run's end edge moves with it, so the fault keeps its length.
+      if (e.start && late < kRoleWait && !faults.ready(run.faults[e.index])) {
+        waiting_for_role = true;
+        postponed.insert(e.index);
+        break;
+      }
+      ++next_edge;
+      if (!e.start) {
         faults.end(run.faults[e.index]);
+        continue;
+      }
+      const Duration waited = postponed.count(e.index) ? late : Duration(0);
+      faults.begin(run.faults[e.index], waited);
+      if (waited.count() > 0) {
+        for (std::size_t j = next_edge; j < edges.size(); ++j)
+          if (edges[j].index == e.index && !edges[j].start) edges[j].at += waited;
+        std::stable_sort(edges.begin() + static_cast<std::ptrdiff_t>(next_edge), edges.end(),
+                         [](const Edge& a, const Edge& b) { return a.at < b.at; });
       }
     }
     if (now >= end_of_load && next_edge == edges.size()) break;
-    Duration wait = milliseconds(20);
-    if (next_edge < edges.size()) wait = std::min(wait, edges[next_edge].at - now);
+    Duration wait = waiting_for_role ? milliseconds(1) : milliseconds(20);
+    if (next_edge < edges.size() && !waiting_for_role) wait = std::min(wait, edges[next_edge].at - now);
     std::this_thread::sleep_for(std::max(wait, Duration(0)));
   }
   // Whatever stopped the load: every fault ends, so clients can drain and members stop.

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "lockstep/real_run/faults.h"
 #include "lockstep/real_run/interrupt.h"
 #include "lockstep/real_run/run_request.h"
 #include "lockstep/real_run/runner.h"
@@ -27,6 +28,34 @@ namespace lockstep {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A scenario's client-1 first held the lock, then client-0; client-2 never did.
+TEST_CASE("faults follow roles: the k-th first holder of the scenario is the k-th real one") {
+  const std::vector<std::string> roles = {"client-1", "client-0", "client-2"};
+  const std::vector<std::string> all = {"client-0", "client-1", "client-2"};
+  using M = std::map<std::string, std::string>;
+  // Nobody holds yet: names stay.
+  CHECK(client_role_mapping(roles, {}, all) == M{{"client-0", "client-0"}, {"client-1", "client-1"},
+                                                 {"client-2", "client-2"}});
+  // client-2 won the first acquire on the real cluster: it plays client-1's role; client-0
+  // keeps its name; client-2, whose name is taken, gets the one left, client-1.
+  CHECK(client_role_mapping(roles, {"client-2"}, all) ==
+        M{{"client-1", "client-2"}, {"client-0", "client-0"}, {"client-2", "client-1"}});
+  // Two first holders known: client-0 then client-2.
+  CHECK(client_role_mapping(roles, {"client-0", "client-2"}, all) ==
+        M{{"client-1", "client-0"}, {"client-0", "client-2"}, {"client-2", "client-1"}});
+  // The same order as the scenario: the identity.
+  CHECK(client_role_mapping(roles, {"client-1", "client-0"}, all) ==
+        M{{"client-0", "client-0"}, {"client-1", "client-1"}, {"client-2", "client-2"}});
+  // Always one to one.
+  for (const auto& holders : std::vector<std::vector<std::string>>{
+           {}, {"client-0"}, {"client-1"}, {"client-2"}, {"client-2", "client-0", "client-1"}}) {
+    std::set<std::string> real;
+    for (const auto& [scenario_client, real_client] : client_role_mapping(roles, holders, all))
+      real.insert(real_client);
+    CHECK(real.size() == all.size());
+  }
+}
 
 sim::FaultSpec process_fault(const std::string& kind, const std::string& target, int start_ms,
                              int duration_ms) {
