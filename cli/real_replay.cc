@@ -183,7 +183,13 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
                                  std::ostream& out) {
   RealConfirmation c;
   const bool local = args.endpoints.empty();
-  if (local) c.etcd_version = etcd_binary_version(args.etcd_bin);
+  if (local) {
+    c.etcd_version = etcd_binary_version(args.etcd_bin);
+  } else {
+    RealBackendOptions backend;
+    backend.endpoints = args.endpoints;
+    if (auto version = existing_cluster_version(backend); version.ok()) c.etcd_version = version.value();
+  }
 
   // What the simulator says: the checks to reproduce.
   for (const auto& check : simulated.checks)

@@ -10,6 +10,7 @@
 #include "lockstep/harness/checks.h"
 #include "lockstep/real_run/client.h"
 #include "lockstep/real_run/cluster.h"
+#include "lockstep/real_etcd/server_version.h"
 #include "lockstep/real_run/faults.h"
 #include "lockstep/real_run/history_log.h"
 #include "lockstep/real_run/resource.h"
@@ -101,6 +102,13 @@ std::string validate_real_run_config(const RealRunConfig& config) {
   if (auto err = check_real_fault_classes(classes, local); !err.empty()) return err;
   if (!find_algorithm(config.run.algorithm)) return "unknown algorithm \"" + config.run.algorithm + "\"";
   return {};
+}
+
+Result<std::string> existing_cluster_version(const RealBackendOptions& backend) {
+  real::EtcdClientOptions options;
+  options.endpoints = backend.endpoints;
+  options.set_security(backend.security);
+  return real::etcd_server_version(options, backend.call_deadline);
 }
 
 RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* interrupt) {

@@ -35,6 +35,10 @@ struct RealRunOutcome {
 // endpoints); returns a message or empty.
 std::string validate_real_run_config(const RealRunConfig& config);
 
+// The etcd version an existing cluster (backend.endpoints) reports, or an error naming the
+// endpoint that did not answer. Blocking, a few seconds at most.
+Result<std::string> existing_cluster_version(const RealBackendOptions& backend);
+
 // `interrupt` (may be null) is polled: once true the run stops early and cleans up.
 RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* interrupt);
 

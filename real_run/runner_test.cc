@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
 #include <set>
 #include <filesystem>
 #include <fstream>
@@ -265,6 +267,31 @@ TEST_CASE("real run: a partition between a client and every member stalls only t
   CHECK(c0_ok == 0);
   CHECK(c1_ok >= 2);
   CHECK(dir_empty_then_remove(c.backend.work_dir));
+}
+
+TEST_CASE("real run: an existing cluster reports its etcd version - an endpoint that does not answer is named") {
+  real::LocalClusterOptions lo;
+  lo.members = 1;
+  lo.kill_on_stop = true;
+  auto cluster = real::LocalCluster::start(lo);
+  if (!cluster) FAIL(cluster.error().to_string());
+  RealBackendOptions backend;
+  backend.endpoints = cluster.value()->client_endpoints();
+  Result<std::string> version = existing_cluster_version(backend);
+  REQUIRE(version.ok());
+  // The same as the binary says (`etcd --version`: "etcd Version: 3.4.23").
+  std::string said;
+  if (FILE* pipe = ::popen("etcd --version 2>/dev/null", "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, pipe) != nullptr) said += buf;
+    ::pclose(pipe);
+  }
+  CHECK(said.find("etcd Version: " + version.value() + "\n") != std::string::npos);
+  backend.endpoints = {"127.0.0.1:1"};
+  backend.call_deadline = milliseconds(500);
+  Result<std::string> none = existing_cluster_version(backend);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("127.0.0.1:1") != std::string::npos);
 }
 
 TEST_CASE("real run: an existing cluster is used under a prefix of the run's own - which is removed afterwards") {
