@@ -10,6 +10,7 @@ void register_commands(CLI::App& app, CommandSet& commands) {
   add_replay_command(app, commands);
   add_report_command(app, commands);
   add_explore_command(app, commands);
+  add_merge_command(app, commands);
   add_shrink_command(app, commands);
   add_bench_command(app, commands);
 }

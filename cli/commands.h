@@ -28,6 +28,7 @@ void add_check_command(CLI::App& app, CommandSet& commands);
 void add_replay_command(CLI::App& app, CommandSet& commands);
 void add_report_command(CLI::App& app, CommandSet& commands);
 void add_explore_command(CLI::App& app, CommandSet& commands);
+void add_merge_command(CLI::App& app, CommandSet& commands);
 void add_shrink_command(CLI::App& app, CommandSet& commands);
 void add_bench_command(CLI::App& app, CommandSet& commands);
 

@@ -102,7 +102,25 @@ int explore_main(const ExploreArgs& args) {
   o.seeds = args.seeds;
   o.time_budget_seconds = args.time_budget;
   o.jobs = args.jobs > 0 ? args.jobs : default_jobs();
-  if (auto err = parse_shard(args.shard, o.shard_index, o.shard_count); !err.empty()) {
+  // auto/N: the shard a Kubernetes Indexed Job gives this pod (JOB_COMPLETION_INDEX, from 0).
+  std::string shard = args.shard;
+  if (shard.rfind("auto/", 0) == 0) {
+    const char* index = std::getenv("JOB_COMPLETION_INDEX");
+    if (index == nullptr || *index == '\0') {
+      std::cerr << "lockstep explore: --shard " << shard
+                << " takes its shard from JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job), "
+                   "which is not set\n";
+      return kExitBadInput;
+    }
+    const std::string text = index;
+    if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) {
+      std::cerr << "lockstep explore: JOB_COMPLETION_INDEX must be a number from 0, not \"" << text
+                << "\"\n";
+      return kExitBadInput;
+    }
+    shard = std::to_string(std::stoi(text) + 1) + shard.substr(4);
+  }
+  if (auto err = parse_shard(shard, o.shard_index, o.shard_count); !err.empty()) {
     std::cerr << "lockstep explore: " << err << "\n";
     return kExitBadInput;
   }
@@ -200,6 +218,23 @@ int explore_main(const ExploreArgs& args) {
       {"faults", args.faults},
       {"checks", o.checks},
       {"shard", {{"index", o.shard_index + 1}, {"count", o.shard_count}}},
+      // What every shard of one exploration shares (lockstep merge refuses shards that differ).
+      {"plan",
+       {{"algorithm", args.algorithm},
+        {"options", o.run.algorithm_options},
+        {"faults", args.faults},
+        {"checks", o.checks},
+        {"clients", args.clients},
+        {"members", args.members},
+        {"duration_ms", to_ms(o.run.duration)},
+        {"max_fault_duration_ms",
+         o.run.max_fault_duration ? nlohmann::json(to_ms(*o.run.max_fault_duration)) : nlohmann::json(nullptr)},
+        {"liveness_bound_ms", o.liveness_bound ? nlohmann::json(to_ms(*o.liveness_bound)) : nlohmann::json(nullptr)},
+        {"fixed_length", args.fixed_length},
+        {"first_seed", args.first_seed},
+        {"shard_count", o.shard_count},
+        {"seeds_per_shard", args.seeds > 0 ? nlohmann::json(args.seeds) : nlohmann::json(nullptr)},
+        {"shrink", !args.no_shrink}}},
       // The seeds this shard ran for sure: first + k * stride for k < count.
       {"seeds",
        {{"first", r.seed_at(o, 0)}, {"stride", o.shard_count}, {"count", r.positions_run}}},
@@ -269,7 +304,7 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", a->shard,
-                  "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N)")
+                  "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N); auto/N: I is JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job)")
       ->capture_default_str();
   cmd->add_option("--faults", a->faults, "Fault classes: a comma list, all or none")
       ->check(non_empty())

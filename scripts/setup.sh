@@ -12,7 +12,7 @@ packages=(
   build-essential cmake ninja-build clang libclang-rt-14-dev chromium
   catch2 librapidcheck-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  etcd-server etcd-client openssl libgoogle-perftools-dev ccache python3
+  etcd-server etcd-client openssl libgoogle-perftools-dev ccache python3 python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,221 @@
+// `lockstep merge DIR... --out DIR`: the shards of one exploration (explore --shard I/N, run
+// on a CI matrix or a Kubernetes Indexed Job) as one result.
+//
+// Contract: reads each DIR/summary.json; refuses (exit 2, naming the directory and what
+// differs) a file that is not an explore summary, shards whose plans differ (algorithm,
+// options, faults, checks, sizes, seeds, shard count) and a shard given twice. Writes
+// --out/summary.json ("lockstep-explore-merge": the shards present and missing, the seeds
+// covered, the failures, the lowest failing seed and the shard that found it) and copies that
+// shard's failure.json to --out/failure.json. Never overwrites a file without --force. Exits 1
+// when a shard found a failure, 0 when none did.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "lockstep/cli/commands.h"
+
+namespace lockstep::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MergeArgs {
+  std::vector<std::string> dirs;
+  std::string out_dir;
+  bool force = false;
+};
+
+struct Shard {
+  std::string dir;
+  nlohmann::json summary;
+  int index = 0;  // 1-based
+};
+
+// Reads DIR/summary.json; an error names the file.
+std::string read_shard(const std::string& dir, Shard& out) {
+  const fs::path file = fs::path(dir) / "summary.json";
+  std::ifstream in(file);
+  if (!in) return file.string() + ": cannot read it (is " + dir + " an explore --out directory?)";
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return file.string() + ": not JSON";
+  if (j.value("format", "") != "lockstep-explore-summary")
+    return file.string() + ": not an explore summary (format \"lockstep-explore-summary\")";
+  for (const char* field : {"plan", "shard", "seeds"})
+    if (!j.contains(field) || !j[field].is_object())
+      return file.string() + ": no \"" + field + "\" object (written by an older lockstep?)";
+  try {
+    out.index = j["shard"].at("index").get<int>();
+    (void)j["seeds"].at("first").get<std::uint64_t>();
+    (void)j["seeds"].at("stride").get<std::uint64_t>();
+    (void)j["seeds"].at("count").get<std::uint64_t>();
+    (void)j.at("failures").get<std::uint64_t>();
+    (void)j.at("seeds_done").get<std::uint64_t>();
+  } catch (const std::exception& e) {
+    return file.string() + ": " + e.what();
+  }
+  out.dir = dir;
+  out.summary = std::move(j);
+  return {};
+}
+
+// The first field where two plans differ, as "name: a vs b", or empty.
+std::string plan_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  for (const auto& k : keys) {
+    const nlohmann::json va = a.contains(k) ? a[k] : nlohmann::json();
+    const nlohmann::json vb = b.contains(k) ? b[k] : nlohmann::json();
+    if (va != vb) return k + ": " + va.dump() + " vs " + vb.dump();
+  }
+  return {};
+}
+
+int merge_main(const MergeArgs& args) {
+  std::vector<Shard> shards;
+  for (const auto& dir : args.dirs) {
+    Shard s;
+    if (auto err = read_shard(dir, s); !err.empty()) {
+      std::cerr << "lockstep merge: " << err << "\n";
+      return kExitBadInput;
+    }
+    shards.push_back(std::move(s));
+  }
+  const nlohmann::json& plan = shards.front().summary["plan"];
+  std::map<int, const Shard*> by_index;
+  for (const auto& s : shards) {
+    if (auto diff = plan_difference(plan, s.summary["plan"]); !diff.empty()) {
+      std::cerr << "lockstep merge: " << s.dir << " is not a shard of the same exploration as "
+                << shards.front().dir << " (" << diff << ")\n";
+      return kExitBadInput;
+    }
+    if (auto [it, fresh] = by_index.emplace(s.index, &s); !fresh) {
+      std::cerr << "lockstep merge: " << it->second->dir << " and " << s.dir << " are both shard "
+                << s.index << "\n";
+      return kExitBadInput;
+    }
+  }
+  const int count = plan.value("shard_count", 1);
+  std::vector<int> missing;
+  for (int i = 1; i <= count; ++i)
+    if (!by_index.count(i)) missing.push_back(i);
+
+  // Seeds: shard I ran first + (I-1) + k * N for k < its count; together they cover every seed
+  // from `first` up to the first one some shard did not reach.
+  const std::uint64_t first = plan.value("first_seed", std::uint64_t{1});
+  std::uint64_t covered_until = std::numeric_limits<std::uint64_t>::max();  // exclusive
+  std::uint64_t seeds_run = 0, failures = 0, unknown = 0;
+  std::optional<std::uint64_t> lowest;
+  const Shard* lowest_shard = nullptr;
+  for (int i = 1; i <= count; ++i) {
+    auto it = by_index.find(i);
+    const std::uint64_t reached =
+        it == by_index.end() ? 0 : it->second->summary["seeds"]["count"].get<std::uint64_t>();
+    covered_until = std::min(covered_until, first + static_cast<std::uint64_t>(i - 1) +
+                                                reached * static_cast<std::uint64_t>(count));
+  }
+  for (const auto& s : shards) {
+    seeds_run += s.summary["seeds_done"].get<std::uint64_t>();
+    failures += s.summary["failures"].get<std::uint64_t>();
+    unknown += s.summary.value("unknown", std::uint64_t{0});
+    const auto& f = s.summary["failing_seed"];
+    if (f.is_number_unsigned() && (!lowest || f.get<std::uint64_t>() < *lowest)) {
+      lowest = f.get<std::uint64_t>();
+      lowest_shard = &s;
+    }
+  }
+
+  const fs::path out = args.out_dir;
+  std::error_code ec;
+  if (!args.force)
+    for (const char* name : {"summary.json", "failure.json"})
+      if (fs::exists(out / name, ec)) {
+        std::cerr << "lockstep merge: " << (out / name).string()
+                  << " exists; choose another --out, or pass --force to replace it\n";
+        return kExitBadInput;
+      }
+  fs::create_directories(out, ec);
+  if (ec) {
+    std::cerr << "lockstep merge: cannot create " << out.string() << ": " << ec.message() << "\n";
+    return kExitBadInput;
+  }
+  std::string failure_file;
+  if (lowest_shard != nullptr) {
+    const fs::path from = fs::path(lowest_shard->dir) / "failure.json";
+    if (fs::exists(from, ec)) {
+      fs::copy_file(from, out / "failure.json", fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        std::cerr << "lockstep merge: cannot copy " << from.string() << ": " << ec.message() << "\n";
+        return kExitBadInput;
+      }
+      failure_file = (out / "failure.json").string();
+    }
+  }
+  nlohmann::json shard_list = nlohmann::json::array();
+  for (const auto& [i, s] : by_index)
+    shard_list.push_back({{"index", i},
+                          {"dir", s->dir},
+                          {"seeds_done", s->summary["seeds_done"]},
+                          {"failing_seed", s->summary["failing_seed"]}});
+  const bool all_covered = covered_until > first;
+  nlohmann::json summary = {
+      {"format", "lockstep-explore-merge"},
+      {"version", 1},
+      {"plan", plan},
+      {"shards", shard_list},
+      {"missing_shards", missing},
+      {"seeds_done", seeds_run},
+      // Every seed from `first` to `through` ran in some shard (null: not even `first`).
+      {"seeds_covered",
+       {{"first", first}, {"through", all_covered ? nlohmann::json(covered_until - 1) : nlohmann::json(nullptr)}}},
+      {"failures", failures},
+      {"unknown", unknown},
+      {"failing_seed", lowest ? nlohmann::json(*lowest) : nlohmann::json(nullptr)},
+      {"failing_shard", lowest_shard ? nlohmann::json(lowest_shard->index) : nlohmann::json(nullptr)},
+      {"failure", failure_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure_file)}};
+  {
+    std::ofstream o(out / "summary.json");
+    o << summary.dump(2) << "\n";
+    if (!o) {
+      std::cerr << "lockstep merge: cannot write " << (out / "summary.json").string() << "\n";
+      return kExitBadInput;
+    }
+  }
+  std::cout << "merge " << plan.value("algorithm", "") << ": " << by_index.size() << " of " << count
+            << " shards, " << seeds_run << " seeds";
+  if (all_covered) std::cout << " (every seed from " << first << " to " << covered_until - 1 << ")";
+  std::cout << ", " << failures << " failed";
+  if (!missing.empty()) {
+    std::cout << "; missing shards:";
+    for (int i : missing) std::cout << " " << i;
+  }
+  if (!lowest) {
+    std::cout << "\n  wrote " << (out / "summary.json").string() << "\n";
+    return kExitOk;
+  }
+  std::cout << "; lowest failing seed " << *lowest << " (shard " << lowest_shard->index << "/" << count
+            << ", " << lowest_shard->dir << ")\n";
+  if (!failure_file.empty()) std::cout << "  replay: lockstep replay " << failure_file << "\n";
+  std::cout << "  wrote " << (out / "summary.json").string() << "\n";
+  return kExitViolated;
+}
+
+}  // namespace
+
+void add_merge_command(CLI::App& app, CommandSet& commands) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Combine the shards of one exploration (explore --shard I/N) into one summary");
+  cmd->add_option("dirs", args->dirs, "The shards' explore --out directories")->required();
+  cmd->add_option("--out", args->out_dir, "Directory for the merged summary.json and failure.json")
+      ->required();
+  cmd->add_flag("--force", args->force, "Overwrite summary.json and failure.json already in --out");
+  cmd->callback([&commands, args] { commands.action = [args] { return merge_main(*args); }; });
+}
+
+}  // namespace lockstep::cli
