@@ -235,8 +235,18 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         s += ")";
       }
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
-      if (const std::string gaps = leaderless_words(facts, lost_release->true_ns, until, 100'000'000); !gaps.empty())
-        s += "; " + gaps;
+      const std::string gaps = leaderless_words(facts, lost_release->true_ns, until, 100'000'000);
+      if (!gaps.empty()) s += "; " + gaps;
+      // A leader elected while the release was pending: a request forwarded to the old leader
+      // and not yet in its log is not carried over (etcd forwards a proposal once and leaves a
+      // lost one to the client's deadline). Said as the fact it is; the key's staying says the
+      // rest.
+      std::vector<std::string> elected;
+      for (const auto& t : facts.truth().leaders)
+        if (t.start_ns > lost_release->true_ns && t.start_ns < until)
+          elected.push_back(t.member + " at " + format_seconds(t.start_ns) + " (term " + std::to_string(t.term) + ")");
+      if (!elected.empty() && gaps.empty())  // a leaderless span said it already
+        s += "; the leader changed while it was pending (elected: " + join_words(elected) + ")";
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0 && at_end) {

@@ -140,6 +140,34 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
   CHECK(seen.size() == expected_causes().size());  // no stale entry in the table
 }
 
+// A release lost across a leader change (checked by hand against the history): client-0's
+// compare-and-delete went to member-0 at 3.518 s while member-0 was cut off from the leader
+// member-2 (3.450 s to 4.150 s); after the heal member-2 stepped down and member-0 was elected at
+// 4.921 s; the release reached its deadline at 8.518 s and the key, with no lease, stayed.
+TEST_CASE("a release lost across a leader change names the election it was pending through") {
+  Scenario scenario;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR
+                             "/reports/testdata/setnx-no-ttl-release-lost-across-leader-change.json",
+                             scenario) == "");
+  const ReplayOutcome outcome = replay_scenario(scenario);
+  REQUIRE(outcome.verdict == "violated");
+  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
+  const auto explanations = explain_checks(outcome.result.history, verdict);
+  REQUIRE(explanations.size() == 1);
+  const CheckExplanation& x = explanations[0];
+  CHECK(x.check == "liveness");
+  CHECK(x.cause.value("class", "") == "release-lost");
+  CHECK(x.cause.value("process", "") == "client-0");
+  std::string all;
+  for (const auto& s : x.sentences) all += s + "\n";
+  INFO(all);
+  CHECK(all.find("client-0 released the lock at 3.518 s (indeterminate: timeout), and the key stayed") !=
+        std::string::npos);
+  CHECK(all.find("the leader changed while it was pending (elected: member-0 at 4.921 s (term 2))") !=
+        std::string::npos);
+  CHECK(all.find("it had no lease, so nothing would ever delete it") != std::string::npos);
+}
+
 // etcd issue 11456, as the history shows it: the waiter's key went with its lease at 8.019 s,
 // the waiter's one request until its grant was its range over the lock's keys, sent right
 // after client-1's release deleted the key before it (checked by hand against the history).
