@@ -16,8 +16,9 @@
 //   with no fault at all, and a second client takes it.
 // Options: lease_ttl_seconds = 3 (the article's EX 3).
 #include <memory>
+#include <utility>
 
-#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/redis_style.h"
 #include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
@@ -40,19 +41,12 @@ class FixedTtlNoRenewal : public Lock {
     Result<LeaseGrantResponse> lease = co_await ctx_.kv().lease_grant(grant_ttl);
     if (!lease.ok()) co_return lease.error();
     const LeaseId id = lease.value().id;
-    // uniqueValue: the client's name alone would match a restarted incarnation of it.
-    const std::string value = ctx_.node_name() + "/" + random_hex_id(ctx_.rng());
-    TxnRequest set_nx_ex;
-    set_nx_ex.compare.push_back(Compare::create_revision_of(key_, CompareResult::equal, 0));
-    PutRequest put;
-    put.key = key_;
-    put.value = value;
-    put.lease = id;
-    set_nx_ex.success.push_back(RequestOp{put});
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(set_nx_ex));
+    const std::string value = unique_lock_value(ctx_);
+    // SET key value EX ttl NX
+    Result<TxnResponse> resp = co_await ctx_.kv().txn(set_if_absent(key_, value, id));
     if (!resp.ok()) co_return resp.error();  // the lease expires by itself
     if (!resp.value().succeeded) {
-      (void)co_await revoke(id);
+      co_await revoke_quietly(ctx_, id);
       co_return Error(ErrorCode::lock_busy, "the lock key exists");
     }
     value_ = value;
@@ -65,30 +59,16 @@ class FixedTtlNoRenewal : public Lock {
   }
 
   Task<Result<void>> release() override {
-    // if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end
-    TxnRequest del_if_mine;
-    del_if_mine.compare.push_back(Compare::value_of(key_, CompareResult::equal, value_));
-    DeleteRangeRequest del;
-    del.key = key_;
-    del_if_mine.success.push_back(RequestOp{del});
-    value_.clear();
+    const std::string value = std::exchange(value_, std::string());
     const LeaseId lease = std::exchange(lease_, 0);
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(del_if_mine));
-    if (!resp.ok()) co_return resp.error();
+    Result<void> deleted = co_await delete_if_value(ctx_, key_, value);
     // Redis has nothing left to free; here the lease would linger until its TTL.
-    (void)co_await revoke(lease);
-    if (!resp.value().succeeded)
-      co_return Error(ErrorCode::not_held, "the lock key is not mine (it expired)");
-    co_return Result<void>();
+    if (deleted.ok() || deleted.error().code == ErrorCode::not_held)
+      co_await revoke_quietly(ctx_, lease);
+    co_return deleted;
   }
 
  private:
-  Task<Result<LeaseRevokeResponse>> revoke(LeaseId id) {
-    LeaseRevokeRequest r;
-    r.id = id;
-    co_return co_await ctx_.kv().lease_revoke(r);
-  }
-
   NodeContext& ctx_;
   std::string key_;
   std::int64_t ttl_seconds_;

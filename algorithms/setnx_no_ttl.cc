@@ -13,8 +13,9 @@
 //   to its release) leaves the key for ever and every client waits for ever. That is why
 //   locks have leases (and why leases then bring their own problems).
 #include <memory>
+#include <utility>
 
-#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/redis_style.h"
 #include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
@@ -31,15 +32,8 @@ class SetnxNoTtl : public Lock {
   }
 
   Task<Result<LockGrant>> acquire(LockMode, MonoTime) override {
-    // uniqueValue: the client's name alone would match a restarted incarnation of it.
-    const std::string value = ctx_.node_name() + "/" + random_hex_id(ctx_.rng());
-    TxnRequest setnx;
-    setnx.compare.push_back(Compare::create_revision_of(key_, CompareResult::equal, 0));
-    PutRequest put;
-    put.key = key_;
-    put.value = value;
-    setnx.success.push_back(RequestOp{put});
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(setnx));
+    const std::string value = unique_lock_value(ctx_);
+    Result<TxnResponse> resp = co_await ctx_.kv().txn(set_if_absent(key_, value, 0));
     if (!resp.ok()) co_return resp.error();
     if (!resp.value().succeeded) co_return Error(ErrorCode::lock_busy, "the lock key exists");
     value_ = value;
@@ -50,17 +44,7 @@ class SetnxNoTtl : public Lock {
   }
 
   Task<Result<void>> release() override {
-    // if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end
-    TxnRequest del_if_mine;
-    del_if_mine.compare.push_back(Compare::value_of(key_, CompareResult::equal, value_));
-    DeleteRangeRequest del;
-    del.key = key_;
-    del_if_mine.success.push_back(RequestOp{del});
-    value_.clear();
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(del_if_mine));
-    if (!resp.ok()) co_return resp.error();
-    if (!resp.value().succeeded) co_return Error(ErrorCode::not_held, "the lock key is not mine");
-    co_return Result<void>();
+    co_return co_await delete_if_value(ctx_, key_, std::exchange(value_, std::string()));
   }
 
  private:

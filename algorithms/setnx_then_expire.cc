@@ -18,8 +18,9 @@
 //   fixed-ttl-no-renewal's early expiry.
 // Options: lease_ttl_seconds = 3 (the article's EX 3).
 #include <memory>
+#include <utility>
 
-#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/redis_style.h"
 #include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
@@ -42,19 +43,13 @@ class SetnxThenExpire : public Lock {
     Result<LeaseGrantResponse> lease = co_await ctx_.kv().lease_grant(grant_ttl);
     if (!lease.ok()) co_return lease.error();
     const LeaseId id = lease.value().id;
-    const std::string value = ctx_.node_name() + "/" + random_hex_id(ctx_.rng());
+    const std::string value = unique_lock_value(ctx_);
 
-    // SETNX lockKey uniqueValue
-    TxnRequest setnx;
-    setnx.compare.push_back(Compare::create_revision_of(key_, CompareResult::equal, 0));
-    PutRequest put;
-    put.key = key_;
-    put.value = value;
-    setnx.success.push_back(RequestOp{put});
-    Result<TxnResponse> set = co_await ctx_.kv().txn(std::move(setnx));
+    // SETNX lockKey uniqueValue: no lease yet.
+    Result<TxnResponse> set = co_await ctx_.kv().txn(set_if_absent(key_, value, 0));
     if (!set.ok()) co_return set.error();
     if (!set.value().succeeded) {
-      (void)co_await revoke(id);
+      co_await revoke_quietly(ctx_, id);
       co_return Error(ErrorCode::lock_busy, "the lock key exists");
     }
     value_ = value;
@@ -63,11 +58,13 @@ class SetnxThenExpire : public Lock {
     // EXPIRE lockKey ttl: attach the lease to the key, if it is still mine.
     TxnRequest expire;
     expire.compare.push_back(Compare::value_of(key_, CompareResult::equal, value));
+    PutRequest put;
+    put.key = key_;
+    put.value = value;
     put.lease = id;
     expire.success.push_back(RequestOp{put});
-    Result<TxnResponse> expired = co_await ctx_.kv().txn(std::move(expire));
     // Like a client that ignores EXPIRE's reply, the holder goes on either way: the key is its.
-    (void)expired;
+    (void)co_await ctx_.kv().txn(std::move(expire));
     LockGrant grant;
     grant.key = key_;
     grant.key_revision = set.value().header.revision;
@@ -76,28 +73,15 @@ class SetnxThenExpire : public Lock {
   }
 
   Task<Result<void>> release() override {
-    TxnRequest del_if_mine;
-    del_if_mine.compare.push_back(Compare::value_of(key_, CompareResult::equal, value_));
-    DeleteRangeRequest del;
-    del.key = key_;
-    del_if_mine.success.push_back(RequestOp{del});
-    value_.clear();
+    const std::string value = std::exchange(value_, std::string());
     const LeaseId lease = std::exchange(lease_, 0);
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(std::move(del_if_mine));
-    if (!resp.ok()) co_return resp.error();
-    (void)co_await revoke(lease);
-    if (!resp.value().succeeded)
-      co_return Error(ErrorCode::not_held, "the lock key is not mine (it expired)");
-    co_return Result<void>();
+    Result<void> deleted = co_await delete_if_value(ctx_, key_, value);
+    if (deleted.ok() || deleted.error().code == ErrorCode::not_held)
+      co_await revoke_quietly(ctx_, lease);
+    co_return deleted;
   }
 
  private:
-  Task<Result<LeaseRevokeResponse>> revoke(LeaseId id) {
-    LeaseRevokeRequest r;
-    r.id = id;
-    co_return co_await ctx_.kv().lease_revoke(r);
-  }
-
   NodeContext& ctx_;
   std::string key_;
   std::int64_t ttl_seconds_;
