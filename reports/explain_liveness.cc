@@ -103,6 +103,22 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     } else {
       s += " stood when " + blocked_when + " at " + format_seconds(blocked_at_ns) + ", until it was deleted at " +
            format_seconds(k.end_ns) + deletion_words(k);
+      // A lease that lived past its TTL because leaders renewed it: a new leader extends every
+      // lease when it takes over, so elections kept an abandoned lease alive.
+      const LeaseLifetime* l = facts.truth().find_lease(k.lease);
+      if (k.deleted_by.kind == "lease-expiry" && k.deleted_by.renewed_by == "leader-election" && l != nullptr &&
+          l->ttl_seconds > 0 && k.deleted_by.renewed_ns > k.start_ns) {
+        std::vector<std::string> elected;
+        for (const auto& t : facts.truth().leaders)
+          if (t.start_ns > k.start_ns && t.start_ns <= k.deleted_by.renewed_ns)
+            elected.push_back(t.member + " at " + format_seconds(t.start_ns));
+        s += " (a lease of TTL " + std::to_string(l->ttl_seconds) + " s, last renewed at " +
+             format_seconds(k.deleted_by.renewed_ns) + " by " + k.deleted_by.leader +
+             "'s promotion to leader, not by a keep-alive: each new leader extends every lease" +
+             (elected.size() > 1 ? "; leaders elected since the key was created: " + join_words(elected)
+                                 : std::string()) +
+             ")";
+      }
     }
     const ChangeCause& by = k.created_by;
     bool crashed = false;
