@@ -366,6 +366,26 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
+    // Its last keep-alive before the window, and a span with no leader of a TTL or more before
+    // that answer: keep-alives unanswered for a whole TTL are why a client gives a lease up, and
+    // a late answer renews it once more on the server.
+    const CallRecord* last = nullptr;
+    for (const CallRecord* c : keep_alives)
+      if (c->lease == lease.lease && c->sent_ns < from_ns) last = c;
+    if (last != nullptr) {
+      std::string k = client + "'s last keep-alive for it had been sent at " + format_seconds(last->sent_ns);
+      if (last->outcome == "ok") k += " and answered at " + format_seconds(last->end_ns);
+      const std::int64_t ttl_ns = lease.ttl_seconds * 1'000'000'000;
+      const std::int64_t answered_ns = last->outcome == "ok" ? last->end_ns : from_ns;
+      if (ttl_ns > 0)
+        for (const auto& [a, b] : facts.leaderless(answered_ns - 2 * ttl_ns, answered_ns, ttl_ns)) {
+          k += ", after no member had led the cluster from " + format_seconds(a) + " to " + format_seconds(b) +
+               " (longer than its TTL of " + std::to_string(lease.ttl_seconds) + " s)";
+          cause["leaderless_over_ttl"] = {a, b};
+          break;
+        }
+      story.say(k + ".");
+    }
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.
     if (keep_alives.empty() && x.renewed_by == "grant") cause["no_keep_alive_in_run"] = true;

@@ -193,6 +193,26 @@ TEST_CASE("an abandoned lease kept alive by leader promotions is said to be") {
         std::string::npos);
 }
 
+// Every lease lost at once: no leader from 27.230 s to 32.634 s, longer than the 5 s TTL; the
+// clients gave their leases up and the late answers renewed them once more (checked by hand).
+TEST_CASE("a lease given up after a leaderless span longer than its TTL names the span") {
+  Scenario scenario;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/reports/testdata/txn-try-lock-leaderless-longer-than-ttl.json",
+                             scenario) == "");
+  const ReplayOutcome outcome = replay_scenario(scenario);
+  REQUIRE(outcome.verdict == "violated");
+  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
+  const auto explanations = explain_checks(outcome.result.history, verdict);
+  REQUIRE(!explanations.empty());
+  std::string all;
+  for (const auto& x : explanations)
+    for (const auto& s : x.sentences) all += s + "\n";
+  INFO(all);
+  CHECK(all.find("client-1's last keep-alive for it had been sent at 31.373 s and answered at 32.637 s, "
+                 "after no member had led the cluster from 27.230 s to 32.634 s (longer than its TTL of "
+                 "5 s).") != std::string::npos);
+}
+
 // etcd issue 11456, as the history shows it: the waiter's key went with its lease at 8.019 s,
 // the waiter's one request until its grant was its range over the lock's keys, sent right
 // after client-1's release deleted the key before it (checked by hand against the history).
