@@ -197,15 +197,30 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     if (k.lease != 0) {
       std::size_t renewed = 0;
       std::string renewer;
+      std::int64_t last_sent_ns = -1, last_answer_ns = -1;
       for (const auto& c : facts.calls_of(by.client.empty() ? k.owner : by.client, k.start_ns, until_ns,
                                           "lease_keep_alive"))
         if (c->lease == k.lease && c->outcome == "ok") {
           ++renewed;
           renewer = c->process;
+          last_sent_ns = std::max(last_sent_ns, c->sent_ns);
+          last_answer_ns = std::max(last_answer_ns, c->end_ns);
         }
-      if (renewed > 0)
+      if (renewed > 0) {
         s += "; " + renewer + " kept the key's lease alive (" + std::to_string(renewed) +
-             (renewed == 1 ? " keep-alive" : " keep-alives") + " answered after the key was created)";
+             (renewed == 1 ? " keep-alive" : " keep-alives") + " answered after the key was created, the last sent at " +
+             format_seconds(last_sent_ns) + " and answered at " + format_seconds(last_answer_ns) + ")";
+        // A new lease taken after that: the client moved on to a new session and left this key
+        // behind, renewed by nothing but what was still in flight.
+        std::int64_t any_sent_ns = -1;  // its last keep-alive for this lease, however it ended
+        for (const auto& c : facts.calls_of(renewer, k.start_ns, until_ns, "lease_keep_alive"))
+          if (c->lease == k.lease) any_sent_ns = std::max(any_sent_ns, c->sent_ns);
+        for (const auto& c : facts.calls_of(renewer, any_sent_ns, until_ns, "lease_grant"))
+          if (c->outcome == "ok" && c->sent_ns > any_sent_ns) {
+            s += ", and took a new lease at " + format_seconds(c->end_ns) + ", sending no keep-alive for this one after";
+            break;
+          }
+      }
     }
     // The owner's release that should have deleted it.
     const HistoryEvent* lost_release = nullptr;
