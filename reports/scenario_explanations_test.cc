@@ -140,26 +140,37 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
   CHECK(seen.size() == expected_causes().size());  // no stale entry in the table
 }
 
+// The explanations of a violated history kept in reports/testdata/ (a failure from a review,
+// shrunk), replayed.
+std::vector<CheckExplanation> testdata_explanations(const std::string& file) {
+  Scenario scenario;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/reports/testdata/" + file, scenario) == "");
+  const ReplayOutcome outcome = replay_scenario(scenario);
+  REQUIRE(outcome.verdict == "violated");
+  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
+  return explain_checks(outcome.result.history, verdict);
+}
+
+// Every sentence of every explanation, one per line.
+std::string all_sentences(const std::vector<CheckExplanation>& explanations) {
+  std::string all;
+  for (const auto& x : explanations)
+    for (const auto& s : x.sentences) all += s + "\n";
+  return all;
+}
+
 // A release lost across a leader change (checked by hand against the history): client-0's
 // compare-and-delete went to member-0 at 3.518 s while member-0 was cut off from the leader
 // member-2 (3.450 s to 4.150 s); after the heal member-2 stepped down and member-0 was elected at
 // 4.921 s; the release reached its deadline at 8.518 s and the key, with no lease, stayed.
 TEST_CASE("a release lost across a leader change names the election it was pending through") {
-  Scenario scenario;
-  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR
-                             "/reports/testdata/setnx-no-ttl-release-lost-across-leader-change.json",
-                             scenario) == "");
-  const ReplayOutcome outcome = replay_scenario(scenario);
-  REQUIRE(outcome.verdict == "violated");
-  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
-  const auto explanations = explain_checks(outcome.result.history, verdict);
+  const auto explanations = testdata_explanations("setnx-no-ttl-release-lost-across-leader-change.json");
   REQUIRE(explanations.size() == 1);
   const CheckExplanation& x = explanations[0];
   CHECK(x.check == "liveness");
   CHECK(x.cause.value("class", "") == "release-lost");
   CHECK(x.cause.value("process", "") == "client-0");
-  std::string all;
-  for (const auto& s : x.sentences) all += s + "\n";
+  const std::string all = all_sentences(explanations);
   INFO(all);
   CHECK(all.find("client-0 released the lock at 3.518 s (indeterminate: timeout), and the key stayed") !=
         std::string::npos);
@@ -172,20 +183,8 @@ TEST_CASE("a release lost across a leader change names the election it was pendi
 // leader extended every lease (checked by hand: the revokes at 142.23 s name renewed_by
 // leader-election at 81.227 s).
 TEST_CASE("an abandoned lease kept alive by leader promotions is said to be") {
-  Scenario scenario;
-  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR
-                             "/reports/testdata/etcd-mutex-abandoned-leases-renewed-by-elections.json",
-                             scenario) == "");
-  const ReplayOutcome outcome = replay_scenario(scenario);
-  REQUIRE(outcome.verdict == "violated");
-  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
-  const auto explanations = explain_checks(outcome.result.history, verdict);
-  const CheckExplanation* x = nullptr;
-  for (const auto& e : explanations)
-    if (e.check == "liveness") x = &e;
-  REQUIRE(x != nullptr);
-  std::string all;
-  for (const auto& s : x->sentences) all += s + "\n";
+  const std::string all =
+      all_sentences(testdata_explanations("etcd-mutex-abandoned-leases-renewed-by-elections.json"));
   INFO(all);
   CHECK(all.find("(revision 72) created at 10.386 s for client-2 stood when the last fault healed at "
                  "79.900 s, until it was deleted at 142.231 s with its lease (a lease of TTL 60 s, last "
@@ -196,17 +195,7 @@ TEST_CASE("an abandoned lease kept alive by leader promotions is said to be") {
 // Every lease lost at once: no leader from 27.230 s to 32.634 s, longer than the 5 s TTL; the
 // clients gave their leases up and the late answers renewed them once more (checked by hand).
 TEST_CASE("a lease given up after a leaderless span longer than its TTL names the span") {
-  Scenario scenario;
-  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/reports/testdata/txn-try-lock-leaderless-longer-than-ttl.json",
-                             scenario) == "");
-  const ReplayOutcome outcome = replay_scenario(scenario);
-  REQUIRE(outcome.verdict == "violated");
-  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
-  const auto explanations = explain_checks(outcome.result.history, verdict);
-  REQUIRE(!explanations.empty());
-  std::string all;
-  for (const auto& x : explanations)
-    for (const auto& s : x.sentences) all += s + "\n";
+  const std::string all = all_sentences(testdata_explanations("txn-try-lock-leaderless-longer-than-ttl.json"));
   INFO(all);
   CHECK(all.find("client-1's last keep-alive for it had been sent at 31.373 s and answered at 32.637 s, "
                  "after no member had led the cluster from 27.230 s to 32.634 s (longer than its TTL of "
@@ -217,16 +206,8 @@ TEST_CASE("a lease given up after a leaderless span longer than its TTL names th
 // (checked by hand: calls 137 to 141 sent 60.5 s to 62.5 s, answered at 65.217 s; a lease
 // granted at 65.216 s; no keep-alive for the old lease after).
 TEST_CASE("a key left by a session its client moved on from says when the client took a new lease") {
-  Scenario scenario;
-  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/reports/testdata/zk-recipe-key-left-by-an-abandoned-session.json",
-                             scenario) == "");
-  const ReplayOutcome outcome = replay_scenario(scenario);
-  REQUIRE(outcome.verdict == "violated");
-  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "lockstep replay x.json");
-  const auto explanations = explain_checks(outcome.result.history, verdict);
-  std::string all;
-  for (const auto& x : explanations)
-    for (const auto& s : x.sentences) all += s + "\n";
+  const std::string all =
+      all_sentences(testdata_explanations("zk-recipe-key-left-by-an-abandoned-session.json"));
   INFO(all);
   CHECK(all.find("client-0 kept the key's lease alive (5 keep-alives answered after the key was created, "
                  "the last sent at 62.500 s and answered at 65.217 s), and took a new lease at 65.216 s, "
