@@ -24,15 +24,8 @@ LockCapabilities EtcdMutex::capabilities() const {
 Task<Result<LockGrant>> EtcdMutex::acquire(LockMode, MonoTime deadline) {
   // A session whose lease the client gave up on is replaced, as an application would do
   // after session.Done().
-  if (session_ && !session_->alive()) session_.reset();
-  if (!session_) {
-    session_ = std::make_unique<Session>(ctx_, options_.session_ttl_seconds);
-    Result<LeaseId> opened = co_await session_->open();
-    if (!opened.ok()) {
-      session_.reset();
-      co_return opened.error();
-    }
-  }
+  Result<void> live = co_await ensure_live_session(&ctx_, &session_, options_.session_ttl_seconds);
+  if (!live.ok()) co_return live.error();
   char hex[32];
   std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
   my_key_ = prefix_ + hex;
@@ -122,9 +115,7 @@ Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revisio
   co_return Result<void>();
 }
 
-Task<Result<void>> EtcdMutex::delete_own_key() {
-  const std::string key = std::exchange(my_key_, std::string());
-  const Revision revision = std::exchange(my_revision_, -1);
+Task<Result<void>> EtcdMutex::delete_key(std::string key, Revision revision) {
   DeleteRangeRequest del;
   del.key = key;
   if (!options_.safe_unlock) {
@@ -149,9 +140,9 @@ Task<Result<void>> EtcdMutex::delete_own_key() {
 // With a new session the next key has a new name. Its lease is revoked (or, if that fails
 // too, expires by itself).
 Task<Result<void>> EtcdMutex::delete_own_key_or_abandon_session() {
-  const std::string key = my_key_;
-  const Revision revision = my_revision_;
-  Result<void> r = co_await delete_own_key();
+  const std::string key = std::exchange(my_key_, std::string());
+  const Revision revision = std::exchange(my_revision_, -1);
+  Result<void> r = co_await delete_key(key, revision);
   if (r.ok() || !r.error().indeterminate() || !session_) co_return r;
   if (options_.abandon_session_on_unknown_delete) {
     std::unique_ptr<Session> abandoned = std::move(session_);
@@ -159,11 +150,8 @@ Task<Result<void>> EtcdMutex::delete_own_key_or_abandon_session() {
     co_return r;
   }
   // The former port: the same delete again, the session kept. The first may still come late.
-  for (int attempt = 0; attempt < 3 && !r.ok() && r.error().indeterminate(); ++attempt) {
-    my_key_ = key;
-    my_revision_ = revision;
-    r = co_await delete_own_key();
-  }
+  for (int attempt = 0; attempt < 3 && !r.ok() && r.error().indeterminate(); ++attempt)
+    r = co_await delete_key(key, revision);
   co_return r;
 }
 

@@ -66,10 +66,11 @@ class EtcdMutex : public Lock {
   // Waits until no key under the prefix has a create revision <= max_create_revision.
   Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
-  // Deletes the own key (only its acquired incarnation when safe_unlock); ok when it is gone.
-  Task<Result<void>> delete_own_key();
-  // The clean-up of a failed acquire and the release: delete_own_key, and when its outcome is
-  // unknown, what abandon_session_on_unknown_delete says (see the .cc).
+  // Deletes `key` (only its incarnation created at `revision` when safe_unlock).
+  Task<Result<void>> delete_key(std::string key, Revision revision);
+  // The clean-up of a failed acquire and the release: delete_key of the own key, which is then
+  // no longer ours, and when its outcome is unknown, what abandon_session_on_unknown_delete
+  // says (see the .cc).
   Task<Result<void>> delete_own_key_or_abandon_session();
 
   NodeContext& ctx_;

@@ -51,15 +51,8 @@ class EtcdRecipesRwMutex : public Lock {
   }
 
   Task<Result<LockGrant>> acquire(LockMode mode, MonoTime deadline) override {
-    if (session_ && !session_->alive()) session_.reset();
-    if (!session_) {
-      session_ = std::make_unique<Session>(ctx_, ttl_seconds_);
-      Result<LeaseId> opened = co_await session_->open();
-      if (!opened.ok()) {
-        session_.reset();
-        co_return opened.error();
-      }
-    }
+    Result<void> live = co_await ensure_live_session(&ctx_, &session_, ttl_seconds_);
+    if (!live.ok()) co_return live.error();
     const bool reader = mode == LockMode::shared;
     Result<void> created = co_await create_unique_key(prefix_ + (reader ? "read" : "write"));
     if (!created.ok()) {

@@ -15,68 +15,10 @@
 //   (a slow critical section, a GC pause, a partition) loses the key while the holder goes on,
 //   with no fault at all, and a second client takes it.
 // Options: lease_ttl_seconds = 3 (the article's EX 3).
-#include <memory>
-#include <utility>
-
 #include "lockstep/algorithms/redis_style.h"
 #include "lockstep/algorithms/registry.h"
 
 namespace lockstep {
-namespace {
-
-class FixedTtlNoRenewal : public Lock {
- public:
-  FixedTtlNoRenewal(NodeContext& ctx, const LockSetup& setup)
-      : ctx_(ctx), key_(setup.lock_name), ttl_seconds_(setup.options.at("lease_ttl_seconds")) {}
-
-  LockCapabilities capabilities() const override {
-    LockCapabilities c;
-    c.blocking = false;
-    return c;
-  }
-
-  Task<Result<LockGrant>> acquire(LockMode, MonoTime) override {
-    LeaseGrantRequest grant_ttl;
-    grant_ttl.ttl_seconds = ttl_seconds_;
-    Result<LeaseGrantResponse> lease = co_await ctx_.kv().lease_grant(grant_ttl);
-    if (!lease.ok()) co_return lease.error();
-    const LeaseId id = lease.value().id;
-    const std::string value = unique_lock_value(ctx_);
-    // SET key value EX ttl NX
-    Result<TxnResponse> resp = co_await ctx_.kv().txn(set_if_absent(key_, value, id));
-    if (!resp.ok()) co_return resp.error();  // the lease expires by itself
-    if (!resp.value().succeeded) {
-      co_await revoke_quietly(ctx_, id);
-      co_return Error(ErrorCode::lock_busy, "the lock key exists");
-    }
-    value_ = value;
-    lease_ = id;
-    LockGrant grant;
-    grant.key = key_;
-    grant.key_revision = resp.value().header.revision;
-    grant.lease = id;
-    co_return grant;
-  }
-
-  Task<Result<void>> release() override {
-    const std::string value = std::exchange(value_, std::string());
-    const LeaseId lease = std::exchange(lease_, 0);
-    Result<void> deleted = co_await delete_if_value(ctx_, key_, value);
-    // Redis has nothing left to free; here the lease would linger until its TTL.
-    if (deleted.ok() || deleted.error().code == ErrorCode::not_held)
-      co_await revoke_quietly(ctx_, lease);
-    co_return deleted;
-  }
-
- private:
-  NodeContext& ctx_;
-  std::string key_;
-  std::int64_t ttl_seconds_;
-  std::string value_;  // my unique value while I hold the lock
-  LeaseId lease_ = 0;
-};
-
-}  // namespace
 
 AlgorithmInfo fixed_ttl_no_renewal_info() {
   AlgorithmInfo info;
@@ -87,7 +29,7 @@ AlgorithmInfo fixed_ttl_no_renewal_info() {
   info.capabilities.blocking = false;
   info.options = {{"lease_ttl_seconds", 3, "the lock's expiry (the article's EX 3)"}};
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
-    return std::make_unique<FixedTtlNoRenewal>(ctx, setup);
+    return make_expiring_setnx_lock(ctx, setup, /*expiry_apart=*/false);
   };
   return info;
 }

@@ -1,13 +1,15 @@
 // The steps the Redis-style locks share, on etcd: setnx-no-ttl, setnx-then-expire and
-// fixed-ttl-no-renewal (see their files).
+// fixed-ttl-no-renewal (see their files; the last two are one lock, made below).
 //
 // Contract: each helper sends what its name says and nothing else; none retries. The lock value
 // is unique per acquire, so a release never matches another holder's key, nor a restarted
 // incarnation of the same client's.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "lockstep/algorithms/registry.h"
 #include "lockstep/kv/node_context.h"
 
 namespace lockstep {
@@ -27,5 +29,15 @@ Task<Result<void>> delete_if_value(NodeContext& ctx, const std::string& key,
 
 // Revokes `lease`, ignoring the outcome (a lease nobody revokes expires by itself).
 Task<void> revoke_quietly(NodeContext& ctx, LeaseId lease);
+
+// The Redis lock with an expiry nobody renews, one attempt per acquire: a lease of the option
+// lease_ttl_seconds is granted, then the key is set if absent with a unique value; a refused
+// attempt revokes the lease. With `expiry_apart` false that is one SET NX EX
+// (fixed-ttl-no-renewal); with it true, SETNX with no lease and then EXPIRE, a second txn
+// attaching the lease if the value is still mine, whose outcome the holder ignores
+// (setnx-then-expire). Release: the compare-and-delete, then the lease revoked when the txn
+// was answered.
+std::unique_ptr<Lock> make_expiring_setnx_lock(NodeContext& ctx, const LockSetup& setup,
+                                               bool expiry_apart);
 
 }  // namespace lockstep

@@ -84,4 +84,14 @@ Task<Result<void>> Session::close() {
   co_return Result<void>();
 }
 
+Task<Result<void>> ensure_live_session(NodeContext* ctx, std::unique_ptr<Session>* session,
+                                       std::int64_t ttl_seconds) {
+  if (*session && (*session)->alive()) co_return Result<void>();
+  *session = std::make_unique<Session>(*ctx, ttl_seconds);
+  Result<LeaseId> opened = co_await (*session)->open();
+  if (opened.ok()) co_return Result<void>();
+  session->reset();
+  co_return opened.error();
+}
+
 }  // namespace lockstep

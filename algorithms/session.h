@@ -53,4 +53,11 @@ class Session {
   SpawnHandle keepalive_;
 };
 
+// The session a lock acts under: `*session` while it is alive; otherwise (none yet, or one
+// whose lease the client gave up on) a new one of `ttl_seconds`, opened, as an application
+// does after session.Done(). When opening fails, `*session` is left empty and the error
+// returned.
+Task<Result<void>> ensure_live_session(NodeContext* ctx, std::unique_ptr<Session>* session,
+                                       std::int64_t ttl_seconds);
+
 }  // namespace lockstep

@@ -46,15 +46,8 @@ class ZkRecipe : public Lock {
 
   Task<Result<LockGrant>> acquire(LockMode, MonoTime deadline) override {
     // A client whose session expired opens a new one, as a ZooKeeper client must.
-    if (session_ && !session_->alive()) session_.reset();
-    if (!session_) {
-      session_ = std::make_unique<Session>(ctx_, ttl_seconds_);
-      Result<LeaseId> opened = co_await session_->open();
-      if (!opened.ok()) {
-        session_.reset();
-        co_return opened.error();
-      }
-    }
+    Result<void> live = co_await ensure_live_session(&ctx_, &session_, ttl_seconds_);
+    if (!live.ok()) co_return live.error();
     // create(/lock/lock-, EPHEMERAL_SEQUENTIAL)
     char hex[32];
     std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(session_->lease()));
