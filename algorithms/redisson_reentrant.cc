@@ -29,8 +29,9 @@
 // Options: lease_ttl_seconds = 30 (lockWatchdogTimeout; with watchdog = 0, the lease time of
 //   lock(leaseTime)), watchdog = 1.
 #include <memory>
+#include <utility>
 
-#include "lockstep/algorithms/random_id.h"
+#include "lockstep/algorithms/redis_style.h"
 #include "lockstep/algorithms/registry.h"
 #include "lockstep/algorithms/watch_wait.h"
 
@@ -137,7 +138,9 @@ class RedissonReentrant : public Lock {
   }
 
  private:
-  std::string new_owner_id() { return ctx_.node_name() + "/" + random_hex_id(ctx_.rng()); }
+  // Redisson's owner id is the client's UUID and thread id; here the client's name and a
+  // random id, drawn anew for each holding (see acquire).
+  std::string new_owner_id() { return unique_lock_value(ctx_); }
 
   LockGrant grant() const {
     LockGrant g;
@@ -173,12 +176,7 @@ class RedissonReentrant : public Lock {
     co_await give_up_lease();
   }
 
-  Task<void> give_up_lease() {
-    if (lease_ == 0) co_return;
-    LeaseRevokeRequest revoke;
-    revoke.id = std::exchange(lease_, 0);
-    (void)co_await ctx_.kv().lease_revoke(revoke);
-  }
+  Task<void> give_up_lease() { co_await revoke_quietly(ctx_, std::exchange(lease_, 0)); }
 
   Task<void> renew_once() {
     LeaseKeepAliveRequest k;
@@ -204,7 +202,7 @@ class RedissonReentrant : public Lock {
   std::int64_t ttl_seconds_;
   bool watchdog_;
   std::string owner_;
-  std::int64_t count_ = 0;  // holds, as the last successful txn left them
+  std::int64_t count_ = 0;  // the caller's holds: each acquire adds one, each release ends one
   LeaseId lease_ = 0;
   Revision key_revision_ = 0;
   SpawnHandle renewal_;

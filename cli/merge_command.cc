@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -162,7 +164,7 @@ int merge_main(const MergeArgs& args) {
                           {"dir", s->dir},
                           {"seeds_done", s->summary["seeds_done"]},
                           {"failing_seed", s->summary["failing_seed"]}});
-  const bool all_covered = covered_until > first;
+  const bool covers_first = covered_until > first;
   nlohmann::json summary = {
       {"format", "lockstep-explore-merge"},
       {"version", 1},
@@ -172,7 +174,7 @@ int merge_main(const MergeArgs& args) {
       {"seeds_done", seeds_run},
       // Every seed from `first` to `through` ran in some shard (null: not even `first`).
       {"seeds_covered",
-       {{"first", first}, {"through", all_covered ? nlohmann::json(covered_until - 1) : nlohmann::json(nullptr)}}},
+       {{"first", first}, {"through", covers_first ? nlohmann::json(covered_until - 1) : nlohmann::json(nullptr)}}},
       {"failures", failures},
       {"unknown", unknown},
       {"failing_seed", lowest ? nlohmann::json(*lowest) : nlohmann::json(nullptr)},
@@ -188,7 +190,7 @@ int merge_main(const MergeArgs& args) {
   }
   std::cout << "merge " << plan.value("algorithm", "") << ": " << by_index.size() << " of " << count
             << " shards, " << seeds_run << " seeds";
-  if (all_covered) std::cout << " (every seed from " << first << " to " << covered_until - 1 << ")";
+  if (covers_first) std::cout << " (every seed from " << first << " to " << covered_until - 1 << ")";
   std::cout << ", " << failures << " failed";
   if (!missing.empty()) {
     std::cout << "; missing shards:";

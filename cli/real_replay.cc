@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "lockstep/checker/mutex_checker.h"
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/run_real.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
@@ -145,21 +146,19 @@ std::string etcd_binary_version(const std::string& binary) {
   return text.substr(at + marker.size(), end == std::string::npos ? end : end - at - marker.size());
 }
 
-// The scenario's clients by role: in the order their first acquire succeeded in the simulated
-// run (with when, relative to the clients' start), then the others by number (never).
+// The scenario's clients by role: in the order they first held the lock in the simulated run
+// (with when, relative to the clients' start), then the others by number (never).
 void client_roles(const RunConfig& config, const History& simulated, std::vector<std::string>& roles,
                   std::vector<Duration>& held_at) {
-  std::map<std::string, std::string> open_op;
+  std::vector<HoldingInterval> holdings = believed_holding_intervals(simulated);
+  std::stable_sort(holdings.begin(), holdings.end(),
+                   [](const HoldingInterval& a, const HoldingInterval& b) { return a.start_ns < b.start_ns; });
   const Duration start = clients_start_time(config);
-  for (const auto& e : simulated.events) {
-    if (e.process.rfind("client-", 0) != 0) continue;
-    if (e.kind == EventKind::invoke) open_op[e.process] = e.op;
-    if (e.kind == EventKind::ok && open_op[e.process] == "acquire" &&
-        std::find(roles.begin(), roles.end(), e.process) == roles.end()) {
-      roles.push_back(e.process);
-      held_at.push_back(Duration(e.true_ns) - start);
+  for (const auto& h : holdings)
+    if (std::find(roles.begin(), roles.end(), h.process) == roles.end()) {
+      roles.push_back(h.process);
+      held_at.push_back(Duration(h.start_ns) - start);
     }
-  }
   for (int i = 0; i < config.workload.clients; ++i) {
     const std::string name = "client-" + std::to_string(i);
     if (std::find(roles.begin(), roles.end(), name) != roles.end()) continue;

@@ -26,6 +26,11 @@ class HistoryWriter {
                 nlohmann::json result, Duration local);
   void complete_open(std::int64_t true_ns, const std::string& process, const std::string& why);
   bool has_open(const std::string& process) const { return open_ops_.count(process) != 0; }
+  // The name of `process`'s open operation, or "" when it has none.
+  std::string open_op(const std::string& process) const {
+    auto it = open_ops_.find(process);
+    return it == open_ops_.end() ? std::string() : it->second;
+  }
 
   // fault and truth events (args may be null: none).
   void record(std::int64_t true_ns, const std::string& process, EventKind kind,

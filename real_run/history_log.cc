@@ -18,14 +18,13 @@ std::int64_t RealHistoryLog::true_now_ns() const {
 void RealHistoryLog::invoke(const std::string& process, const std::string& op,
                             nlohmann::json args, Duration local) {
   std::lock_guard<std::mutex> g(mu_);
-  open_op_[process] = op;
   writer_.invoke(true_now_ns(), process, op, std::move(args), local);
 }
 
 void RealHistoryLog::complete(const std::string& process, EventKind kind, nlohmann::json result,
                               Duration local) {
   std::lock_guard<std::mutex> g(mu_);
-  if (kind == EventKind::ok && open_op_[process] == "acquire" &&
+  if (kind == EventKind::ok && writer_.open_op(process) == "acquire" &&
       std::find(first_holders_.begin(), first_holders_.end(), process) == first_holders_.end())
     first_holders_.push_back(process);
   writer_.complete(true_now_ns(), process, kind, std::move(result), local);

@@ -47,7 +47,6 @@ class RealHistoryLog final : public OperationLog {
   const std::chrono::steady_clock::time_point start_;
   mutable std::mutex mu_;
   HistoryWriter writer_;  // guarded by mu_
-  std::map<std::string, std::string> open_op_;  // each process's open operation, guarded by mu_
   std::vector<std::string> first_holders_;     // guarded by mu_
 };
 

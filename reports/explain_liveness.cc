@@ -10,6 +10,20 @@
 
 namespace lockstep::reports {
 
+namespace {
+
+// A call that did not succeed, as a clause: "its delete_range (call 65) to member-0 reached its
+// deadline at 25.594 s", and with `with_send`, when it was sent.
+std::string unsuccessful_call_words(const CallRecord& c, bool with_send) {
+  return "its " + c.request + " (call " + std::to_string(c.call) + ") to " + c.member +
+         (with_send ? " sent at " + format_seconds(c.sent_ns) : std::string()) +
+         (c.outcome.empty() ? std::string(" was never answered")
+          : c.outcome == "deadline" ? " reached its deadline at " + format_seconds(c.end_ns)
+                                    : " ended " + c.outcome + " at " + format_seconds(c.end_ns));
+}
+
+}  // namespace
+
 Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   Story out;
   std::string summary = check.value("summary", "");
@@ -170,10 +184,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       std::vector<std::string> cleanup;
       if (failed.size() <= 2) {
         for (const CallRecord* c : failed)
-          cleanup.push_back("its " + c->request + " (call " + std::to_string(c->call) + ") to " + c->member +
-                            (c->outcome.empty() ? std::string(" was never answered")
-                             : c->outcome == "deadline" ? " reached its deadline at " + format_seconds(c->end_ns)
-                                                        : " ended " + c->outcome + " at " + format_seconds(c->end_ns)));
+          cleanup.push_back(unsuccessful_call_words(*c, /*with_send=*/false));
       } else {
         // Retries: said as one, with the members they went to.
         std::vector<std::string> members;
@@ -291,12 +302,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         if ((c->request != "txn" && c->request != "put") || c->outcome == "ok" ||
             c->sent_ns < k.start_ns || c->sent_ns >= writes_until)
           continue;
-        lost_writes.push_back(
-            "its " + c->request + " (call " + std::to_string(c->call) + ") to " + c->member +
-            " sent at " + format_seconds(c->sent_ns) +
-            (c->outcome.empty() ? std::string(" was never answered")
-             : c->outcome == "deadline" ? " reached its deadline at " + format_seconds(c->end_ns)
-                                        : " ended " + c->outcome + " at " + format_seconds(c->end_ns)));
+        lost_writes.push_back(unsuccessful_call_words(*c, /*with_send=*/true));
         const std::int64_t call_end = c->outcome.empty() ? facts.end_ns() : c->end_ns;
         for (const FaultBand* f : facts.faults_hitting(c->member, c->sent_ns, call_end))
           if ((f->kind == "pause" || f->kind == "crash") &&
