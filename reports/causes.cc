@@ -366,26 +366,6 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
-    // Its last keep-alive before the window, and a span with no leader of a TTL or more before
-    // that answer: keep-alives unanswered for a whole TTL are why a client gives a lease up, and
-    // a late answer renews it once more on the server.
-    const CallRecord* last = nullptr;
-    for (const CallRecord* c : keep_alives)
-      if (c->lease == lease.lease && c->sent_ns < from_ns) last = c;
-    if (last != nullptr) {
-      std::string k = client + "'s last keep-alive for it had been sent at " + format_seconds(last->sent_ns);
-      if (last->outcome == "ok") k += " and answered at " + format_seconds(last->end_ns);
-      const std::int64_t ttl_ns = lease.ttl_seconds * 1'000'000'000;
-      const std::int64_t answered_ns = last->outcome == "ok" ? last->end_ns : from_ns;
-      if (ttl_ns > 0)
-        for (const auto& [a, b] : facts.leaderless(answered_ns - 2 * ttl_ns, answered_ns, ttl_ns)) {
-          k += ", after no member had led the cluster from " + format_seconds(a) + " to " + format_seconds(b) +
-               " (longer than its TTL of " + std::to_string(lease.ttl_seconds) + " s)";
-          cause["leaderless_over_ttl"] = {a, b};
-          break;
-        }
-      story.say(k + ".");
-    }
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.
     if (keep_alives.empty() && x.renewed_by == "grant") cause["no_keep_alive_in_run"] = true;
@@ -462,9 +442,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       // The rule explains the stop only if a whole TTL without an answer had passed by the
       // session's next check (as far after the last send as the sends before it were apart);
       // a session closed sooner (by a release) stopped for that, and is not said to give up.
+      // The TTL runs from the send of the last keep-alive answered (lockstep's sessions count
+      // from there: the lessor renewed no earlier), or from the grant.
       std::int64_t last_answer_ns = lease.granted_ns >= 0 ? lease.granted_ns : lease.first_seen_ns;
       if (first > 0 && all[first - 1]->outcome == "ok")
-        last_answer_ns = std::max(last_answer_ns, all[first - 1]->end_ns);
+        last_answer_ns = std::max(last_answer_ns, all[first - 1]->sent_ns);
       const std::int64_t spacing_ns =
           all.size() >= 2 ? last_sent->sent_ns - all[all.size() - 2]->sent_ns : ttl_ns / 3;
       const bool ttl_passed = last_sent->sent_ns + spacing_ns + 50'000'000 >= last_answer_ns + ttl_ns;
