@@ -22,6 +22,7 @@ AlgorithmInfo etcd_recipes_rwmutex_info();
 AlgorithmInfo fixed_ttl_no_renewal_info();
 AlgorithmInfo setnx_then_expire_info();
 AlgorithmInfo redisson_reentrant_info();
+AlgorithmInfo etcd_lock_rpc_info();
 
 const std::vector<AlgorithmInfo>& algorithm_catalogue() {
   static const std::vector<AlgorithmInfo> catalogue = {
@@ -38,6 +39,7 @@ const std::vector<AlgorithmInfo>& algorithm_catalogue() {
       etcd_mutex_34_info(),
       etcd_mutex_info(),
       etcd_mutex_safe_unlock_info(),
+      etcd_lock_rpc_info(),
       etcd_mutex_fenced_info(),
       etcd_mutex_guarded_info(),
       setnx_no_ttl_info(),

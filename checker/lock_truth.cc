@@ -83,6 +83,17 @@ ChangeCause parse_change_cause(const nlohmann::json& cause) {
   c.member = string_field(cause, "member");
   if (cause.contains("sent_ns")) c.sent_ns = int_field(cause, "sent_ns");
   if (cause.contains("abandoned_ns")) c.abandoned_ns = int_field(cause, "abandoned_ns");
+  if (cause.contains("for_client")) {
+    // Named by the client call it served: the explanations follow that call.
+    c.lock_service = c.client;
+    c.lock_service_call = c.call;
+    c.for_request = string_field(cause, "for_request");
+    c.client = string_field(cause, "for_client");
+    c.call = int_field(cause, "for_call");
+    c.abandoned_ns.reset();
+    if (cause.contains("for_call_abandoned_ns"))
+      c.abandoned_ns = int_field(cause, "for_call_abandoned_ns");
+  }
   c.lease = int_field(cause, "lease");
   c.leader = string_field(cause, "leader");
   c.term = int_field(cause, "term");
@@ -205,6 +216,8 @@ LockTruth extract_lock_truth(const History& history) {
         auto owner = acquired_key.find({key, k.create_revision});
         if (owner != acquired_key.end()) {
           k.owner = owner->second;
+        } else if (!k.created_by.lock_service.empty()) {
+          k.owner = k.created_by.client;
         } else {
           const std::string value = string_field(e.args, "value");
           if (value.rfind("client-", 0) == 0 && processes.count(value)) k.owner = value;

@@ -8,7 +8,8 @@
 //     revision, lease_expired?, cause?} from process "etcd". A key lives from the put that
 //     created it (revision == create_revision, or the first put seen while the key was absent)
 //     until its delete. Its owner is the client whose `ok` acquire reported that key and
-//     key_revision == create_revision, else the client named by the put's value, else nobody.
+//     key_revision == create_revision, else the client whose Lock call a lock service created
+//     it for (cause.for_client), else the client named by the put's value, else nobody.
 //   - "lease-expired" {lease, leader, term, found_ns, renewed_ns, renewed_by} from the leader
 //     whose lessor's revoke committed: the lease is gone. "lease-revoke-attempt" (same args)
 //     is a lessor's proposal, which may never commit (a deposed leader's).
@@ -42,6 +43,12 @@ struct ChangeCause {
   std::string member;                      // the member that received it
   std::int64_t sent_ns = -1;
   std::optional<std::int64_t> abandoned_ns;  // the client stopped waiting for it then
+  // A request a member's lock service (etcd's v3lock) made for a client's Lock or Unlock
+  // call: the member whose service sent it. `client`, `call` and `abandoned_ns` then name the
+  // client's Lock or Unlock call (the history's for_client, for_call, for_call_abandoned_ns).
+  std::string lock_service;
+  std::int64_t lock_service_call = 0;  // the service's own call id (its client's)
+  std::string for_request;             // the client's call: "lock" or "unlock"
   // "lease-expiry": the lease, the leader that revoked it, and that leader's last renewal.
   std::int64_t lease = 0;
   std::string leader;

@@ -103,6 +103,17 @@ TEST_CASE("etcd-mutex-3.4 grants the lock to a waiter whose lease expired") {
   CHECK(first_violation(s) > 0);
 }
 
+TEST_CASE("etcd-lock-rpc grants a retried Lock without its key once a wait outlasts the call's "
+          "deadline - with no fault") {
+  Search s = search("etcd-lock-rpc", "none", "mutex", 3);
+  s.critical_section = milliseconds(2600);  // a third waiter waits past the 5 s call deadline
+  CHECK(first_violation(s) > 0);
+  // Waits shorter than the call's deadline: no Lock is given up, nothing breaks.
+  s.critical_section = seconds(1);
+  s.max_seeds = 10;
+  CHECK(first_violation(s) == 0);
+}
+
 TEST_CASE("setnx-no-ttl never frees the lock of a crashed holder") {
   CHECK(first_violation(search("setnx-no-ttl", "crash", "liveness", 3)) > 0);
 }

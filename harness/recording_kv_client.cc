@@ -87,6 +87,14 @@ Task<Result<LeaseTimeToLiveResponse>> RecordingKvClient::lease_time_to_live(Leas
   const auto call = sent("lease_time_to_live", nullptr);
   return recorded(call, ForwardingKvClient::lease_time_to_live(std::move(r)));
 }
+Task<Result<LockResponse>> RecordingKvClient::lock(LockRequest r) {
+  const auto call = sent("lock", {{"key", escape_bytes(r.name)}, {"lease", r.lease}});
+  return recorded(call, ForwardingKvClient::lock(std::move(r)));
+}
+Task<Result<UnlockResponse>> RecordingKvClient::unlock(UnlockRequest r) {
+  const auto call = sent("unlock", {{"key", escape_bytes(r.key)}});
+  return recorded(call, ForwardingKvClient::unlock(std::move(r)));
+}
 Task<Result<std::unique_ptr<WatchStream>>> RecordingKvClient::watch(WatchCreateRequest r) {
   const auto call = sent("watch_create", nullptr);
   return recorded(call, ForwardingKvClient::watch(std::move(r)));

@@ -33,6 +33,8 @@ class RecordingKvClient : public ForwardingKvClient {
   Task<Result<LeaseRevokeResponse>> lease_revoke(LeaseRevokeRequest r) override;
   Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest r) override;
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest r) override;
+  Task<Result<LockResponse>> lock(LockRequest r) override;
+  Task<Result<UnlockResponse>> unlock(UnlockRequest r) override;
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest r) override;
 
  private:

@@ -36,6 +36,10 @@ class ForwardingKvClient : public KvClient {
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest r) override {
     return inner_.lease_time_to_live(std::move(r));
   }
+  Task<Result<LockResponse>> lock(LockRequest r) override { return inner_.lock(std::move(r)); }
+  Task<Result<UnlockResponse>> unlock(UnlockRequest r) override {
+    return inner_.unlock(std::move(r));
+  }
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest r) override {
     return inner_.watch(std::move(r));
   }

@@ -53,6 +53,11 @@ class KvClient {
   virtual Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(
       LeaseTimeToLiveRequest request) = 0;
 
+  // etcd's lock service (v3lock): Lock waits on the server until the lock is held for the
+  // lease (or the call's deadline passes); Unlock deletes the returned key.
+  virtual Task<Result<LockResponse>> lock(LockRequest request) = 0;
+  virtual Task<Result<UnlockResponse>> unlock(UnlockRequest request) = 0;
+
   // Completes once the server confirmed the watch (`created`), or with an error.
   virtual Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest request) = 0;
 };

@@ -209,6 +209,27 @@ struct LeaseTimeToLiveResponse {
   bool operator==(const LeaseTimeToLiveResponse&) const = default;
 };
 
+// ---- Lock service (etcd's v3lock: server/etcdserver/api/v3lock) ----
+// The server runs concurrency.Mutex for the caller's lease under `name` and answers once it
+// holds the lock, with the key it owns (`name/<lease hex>`); Unlock deletes that key.
+struct LockRequest {
+  std::string name;
+  LeaseId lease = 0;
+};
+struct LockResponse {
+  ResponseHeader header;
+  std::string key;
+  bool operator==(const LockResponse&) const = default;
+};
+
+struct UnlockRequest {
+  std::string key;
+};
+struct UnlockResponse {
+  ResponseHeader header;
+  bool operator==(const UnlockResponse&) const = default;
+};
+
 // ---- Watch ----
 enum class WatchFilter { noput = 0, nodelete = 1 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "etcdpb/rpc.grpc.pb.h"
+#include "etcdpb/v3lock.grpc.pb.h"
 #include "lockstep/kv/result.h"
 #include "lockstep/kv/task.h"
 #include "lockstep/real_etcd/error_mapping.h"
@@ -34,6 +35,7 @@ struct EndpointConn {
   std::unique_ptr<pb::Lease::Stub> lease;
   std::unique_ptr<pb::Watch::Stub> watch;
   std::unique_ptr<pb::Auth::Stub> auth;
+  std::unique_ptr<::v3lockpb::Lock::Stub> lock;
   ConnectSecurity security;  // for explaining failures to connect
 };
 
@@ -92,6 +94,7 @@ class ClientCore {
     if constexpr (std::is_same_v<Stub, pb::KV::Stub>) return *e.kv;
     else if constexpr (std::is_same_v<Stub, pb::Lease::Stub>) return *e.lease;
     else if constexpr (std::is_same_v<Stub, pb::Watch::Stub>) return *e.watch;
+    else if constexpr (std::is_same_v<Stub, ::v3lockpb::Lock::Stub>) return *e.lock;
     else return *e.auth;
   }
 };

@@ -128,6 +128,19 @@ pb::LeaseTimeToLiveRequest to_pb(const LeaseTimeToLiveRequest& r) {
   return out;
 }
 
+::v3lockpb::LockRequest to_pb(const LockRequest& r) {
+  ::v3lockpb::LockRequest out;
+  out.set_name(r.name);
+  out.set_lease(r.lease);
+  return out;
+}
+
+::v3lockpb::UnlockRequest to_pb(const UnlockRequest& r) {
+  ::v3lockpb::UnlockRequest out;
+  out.set_key(r.key);
+  return out;
+}
+
 pb::WatchCreateRequest to_pb(const WatchCreateRequest& r) {
   pb::WatchCreateRequest out;
   out.set_key(r.key);
@@ -228,6 +241,19 @@ LeaseTimeToLiveResponse from_pb(const pb::LeaseTimeToLiveResponse& r) {
   out.ttl_seconds = r.ttl();
   out.granted_ttl_seconds = r.grantedttl();
   for (const auto& k : r.keys()) out.keys.push_back(k);
+  return out;
+}
+
+LockResponse from_pb(const ::v3lockpb::LockResponse& r) {
+  LockResponse out;
+  out.header = from_pb(r.header());
+  out.key = r.key();
+  return out;
+}
+
+UnlockResponse from_pb(const ::v3lockpb::UnlockResponse& r) {
+  UnlockResponse out;
+  out.header = from_pb(r.header());
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "etcdpb/rpc.pb.h"
+#include "etcdpb/v3lock.pb.h"
 #include "lockstep/kv/types.h"
 
 namespace lockstep::real {
@@ -20,6 +21,8 @@ pb::LeaseRevokeRequest to_pb(const LeaseRevokeRequest& r);
 pb::LeaseKeepAliveRequest to_pb(const LeaseKeepAliveRequest& r);
 pb::LeaseTimeToLiveRequest to_pb(const LeaseTimeToLiveRequest& r);
 pb::WatchCreateRequest to_pb(const WatchCreateRequest& r);
+::v3lockpb::LockRequest to_pb(const LockRequest& r);
+::v3lockpb::UnlockRequest to_pb(const UnlockRequest& r);
 
 KeyValue from_pb(const mvccpb::KeyValue& kv);
 ResponseHeader from_pb(const pb::ResponseHeader& h);
@@ -33,5 +36,7 @@ LeaseRevokeResponse from_pb(const pb::LeaseRevokeResponse& r);
 LeaseKeepAliveResponse from_pb(const pb::LeaseKeepAliveResponse& r);
 LeaseTimeToLiveResponse from_pb(const pb::LeaseTimeToLiveResponse& r);
 WatchResponse from_pb(const pb::WatchResponse& r);
+LockResponse from_pb(const ::v3lockpb::LockResponse& r);
+UnlockResponse from_pb(const ::v3lockpb::UnlockResponse& r);
 
 }  // namespace lockstep::real

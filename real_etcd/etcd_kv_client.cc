@@ -21,6 +21,7 @@ void ClientCore::connect(std::size_t index) {
   e.lease = pb::Lease::NewStub(e.channel);
   e.watch = pb::Watch::NewStub(e.channel);
   e.auth = pb::Auth::NewStub(e.channel);
+  e.lock = ::v3lockpb::Lock::NewStub(e.channel);
 }
 
 void ClientCore::prepare_context(grpc::ClientContext& context, bool with_deadline) const {
@@ -152,6 +153,16 @@ Task<Result<LeaseTimeToLiveResponse>> EtcdKvClient::lease_time_to_live(
     LeaseTimeToLiveRequest request) {
   return call<pb::Lease::Stub, pb::LeaseTimeToLiveRequest, pb::LeaseTimeToLiveResponse>(
       core_.get(), &pb::Lease::Stub::PrepareAsyncLeaseTimeToLive, to_pb(request));
+}
+
+Task<Result<LockResponse>> EtcdKvClient::lock(LockRequest request) {
+  return call<::v3lockpb::Lock::Stub, ::v3lockpb::LockRequest, ::v3lockpb::LockResponse>(
+      core_.get(), &::v3lockpb::Lock::Stub::PrepareAsyncLock, to_pb(request));
+}
+
+Task<Result<UnlockResponse>> EtcdKvClient::unlock(UnlockRequest request) {
+  return call<::v3lockpb::Lock::Stub, ::v3lockpb::UnlockRequest, ::v3lockpb::UnlockResponse>(
+      core_.get(), &::v3lockpb::Lock::Stub::PrepareAsyncUnlock, to_pb(request));
 }
 
 Task<Result<LeaseKeepAliveResponse>> EtcdKvClient::lease_keep_alive(

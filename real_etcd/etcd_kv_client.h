@@ -42,6 +42,8 @@ class EtcdKvClient final : public KvClient {
   Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest request) override;
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(
       LeaseTimeToLiveRequest request) override;
+  Task<Result<LockResponse>> lock(LockRequest request) override;
+  Task<Result<UnlockResponse>> unlock(UnlockRequest request) override;
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest request) override;
 
   // The endpoint (index into options.endpoints) the next call goes to.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "etcdpb/rpc.grpc.pb.h"
+#include "lockstep/kv/lock_service_test_support.h"
 #include "lockstep/real_etcd/link_proxy.h"
 #include "lockstep/real_etcd/prefixed_kv_client.h"
 #include "lockstep/real_etcd/real_node_context.h"
@@ -333,6 +334,20 @@ Task<void> watch_cases(KvClient* kv, std::string p) {
   REQUIRE(seen->events.at(0).kv.mod_revision == live->header.revision);
 }
 
+Task<void> lock_service_on_etcd(RealNodeContext* node, std::string prefix, Duration call_deadline) {
+  co_await lockstep::testing::lock_service_program(node, std::move(prefix), call_deadline);
+}
+
+// The same program as the simulator's test (sim/cluster_test.cc): the simulated lock service
+// behaves as etcd's does in what it asserts.
+TEST_CASE("etcd: the lock service grants - queues behind an unlock - and cleans up a lock its caller gave up") {
+  EventLoop loop;
+  const Duration call_deadline = milliseconds(1500);
+  auto client = make_client(loop, shared_cluster().client_endpoints(), call_deadline);
+  RealNodeContext node(loop, "client-1", *client, 11);
+  loop.run(lock_service_on_etcd(&node, unique_prefix("lock-service"), call_deadline));
+}
+
 TEST_CASE("etcd: a watch replays from its start revision - then follows live writes") {
   EventLoop loop;
   auto client = make_client(loop, shared_cluster().client_endpoints());
@@ -532,17 +547,26 @@ Task<void> put_outcome(KvClient* kv, std::string key, std::string* outcome) {
 
 // What the simulator's links model (docs/fidelity.md): a cut shorter than any timeout holds
 // the call's bytes, and the call completes once the cut heals; nothing is lost.
-TEST_CASE("etcd client: a call held by a 1 s cut of its link completes when the cut heals") {
-  LocalCluster& cluster = shared_cluster();
+// A link proxy between "client-0" and the shared cluster's member-0; `endpoint` is its end
+// for the client.
+std::unique_ptr<LinkProxy> proxy_to_member0(std::string* endpoint) {
   auto made = LinkProxy::create();
   REQUIRE(made.ok());
-  LinkProxy& proxy = *made.value();
-  const std::string endpoint = cluster.client_endpoint(0);
-  const int member_port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
-  auto port = proxy.add_fixed_listener("client-0", "member-0", member_port);
+  std::unique_ptr<LinkProxy> proxy = std::move(made.value());
+  const std::string member = shared_cluster().client_endpoint(0);
+  const int member_port = std::stoi(member.substr(member.rfind(':') + 1));
+  auto port = proxy->add_fixed_listener("client-0", "member-0", member_port);
   REQUIRE(port.ok());
+  *endpoint = "127.0.0.1:" + std::to_string(port.value());
+  return proxy;
+}
+
+TEST_CASE("etcd client: a call held by a 1 s cut of its link completes when the cut heals") {
+  std::string proxied;
+  std::unique_ptr<LinkProxy> link = proxy_to_member0(&proxied);
+  LinkProxy& proxy = *link;
   EventLoop loop;
-  auto client = make_client(loop, {"127.0.0.1:" + std::to_string(port.value())}, seconds(5));
+  auto client = make_client(loop, {proxied}, seconds(5));
   const std::string p = unique_prefix("held-by-cut");
   std::string first, held;
   loop.run(put_outcome(client.get(), p + "first", &first));  // the connection is up
@@ -559,6 +583,53 @@ TEST_CASE("etcd client: a call held by a 1 s cut of its link completes when the 
   CHECK(held == "ok");
   CHECK(took >= std::chrono::milliseconds(900));  // it waited for the heal
   CHECK(took < std::chrono::seconds(5));          // and did not time out
+}
+
+Task<void> phantom_holder(RealNodeContext* node, KvClient* direct, KvClient* proxied, LinkProxy* proxy,
+                          std::string name) {
+  LeaseId leases[3] = {0, 0, 0};
+  co_await lockstep::testing::grant_leases(direct, leases, 3);
+  LockRequest first;
+  first.name = name;
+  first.lease = leases[0];
+  Result<LockResponse> held = co_await direct->lock(std::move(first));
+  REQUIRE(held.ok());
+  bool second_done = false;
+  std::string second_key;
+  SpawnHandle second = node->spawn(
+      lockstep::testing::lock_into(proxied, name, leases[1], &second_done, &second_key), "second");
+  co_await node->sleep_for(milliseconds(300));
+  REQUIRE_FALSE(second_done);
+  proxy->block("member-0", "client-0");  // the proxied client's answers are held from now on
+  UnlockRequest unlock;
+  unlock.key = held->key;
+  Result<UnlockResponse> unlocked = co_await direct->unlock(std::move(unlock));
+  REQUIRE(unlocked.ok());
+  for (int i = 0; i < 80 && !second_done; ++i) co_await node->sleep_for(milliseconds(50));
+  proxy->unblock("member-0", "client-0");
+  REQUIRE(second_done);
+  REQUIRE(second_key.empty());  // the caller gave its Lock up at its deadline
+  const bool phantom =
+      co_await lockstep::testing::key_exists(direct, lockstep::testing::lock_key_of(name, leases[1]));
+  REQUIRE(phantom);  // etcd granted it anyway: the key is first in line under a live lease
+  LockRequest third;
+  third.name = name;
+  third.lease = leases[2];
+  Result<LockResponse> waited = co_await proxied->lock(std::move(third));
+  REQUIRE_FALSE(waited.ok());  // a third caller waits behind the holder nobody knows of
+  REQUIRE(waited.error().code == ErrorCode::timeout);
+}
+
+// The simulator's "the phantom holder" (sim/cluster_test.cc) on etcd 3.4.23: a Lock whose
+// answer a cut holds past its caller's deadline is granted in the server all the same.
+TEST_CASE("etcd: a Lock granted after its caller gave up leaves the lock held for that caller - the phantom holder") {
+  std::string proxied_endpoint;
+  std::unique_ptr<LinkProxy> proxy = proxy_to_member0(&proxied_endpoint);
+  EventLoop loop;
+  auto direct = make_client(loop, {shared_cluster().client_endpoint(0)});
+  auto proxied = make_client(loop, {proxied_endpoint}, milliseconds(2000));
+  RealNodeContext node(loop, "client-0", *direct, 13);
+  loop.run(phantom_holder(&node, direct.get(), proxied.get(), proxy.get(), unique_prefix("phantom") + "m"));
 }
 
 }  // namespace

@@ -151,6 +151,8 @@ class NoKv final : public KvClient {
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest) override {
     return fail<LeaseTimeToLiveResponse>();
   }
+  Task<Result<LockResponse>> lock(LockRequest) override { return fail<LockResponse>(); }
+  Task<Result<UnlockResponse>> unlock(UnlockRequest) override { return fail<UnlockResponse>(); }
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest) override {
     return fail<std::unique_ptr<WatchStream>>();
   }

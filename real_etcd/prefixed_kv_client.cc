@@ -199,6 +199,28 @@ Task<Result<LeaseTimeToLiveResponse>> PrefixedKvClient::do_time_to_live(
   co_return r;
 }
 
+Task<Result<LockResponse>> PrefixedKvClient::lock(LockRequest request) {
+  return do_lock(std::move(request));
+}
+Task<Result<LockResponse>> PrefixedKvClient::do_lock(LockRequest request) {
+  // The server's mutex keys are `name/<lease hex>`: an empty name is a valid prefix "/".
+  request.name = add_to_key(request.name);
+  Result<LockResponse> r = co_await inner_.lock(std::move(request));
+  if (r.ok()) r->key = strip(r->key);
+  co_return r;
+}
+
+Task<Result<UnlockResponse>> PrefixedKvClient::unlock(UnlockRequest request) {
+  return do_unlock(std::move(request));
+}
+Task<Result<UnlockResponse>> PrefixedKvClient::do_unlock(UnlockRequest request) {
+  // etcd's Unlock deletes the key, and an empty one is "key is not provided"; prefix + ""
+  // would be a valid key.
+  if (request.key.empty()) co_return empty_key_error();
+  request.key = add_to_key(request.key);
+  co_return co_await inner_.unlock(std::move(request));
+}
+
 Task<Result<std::unique_ptr<WatchStream>>> PrefixedKvClient::watch(WatchCreateRequest request) {
   return do_watch(std::move(request));
 }

@@ -3,7 +3,8 @@
 // Contract:
 //   - Every key and range_end in a request (ranges, puts, deletes, txn compares and nested
 //     ops, watches) is moved under `prefix`; every key in a response (kvs, prev_kv(s), watch
-//     events, lease keys) has it stripped. So the wrapped client sees a private keyspace.
+//     events, lease keys, a lock's key) has it stripped. A lock's name and an unlock's key
+//     move under it too. So the wrapped client sees a private keyspace.
 //   - range_end "\0" ("every key >= key") becomes prefix_range_end(prefix), so even
 //     "all keys" stays inside the prefix. Ends are moved the same way as keys.
 //   - An empty key (for which etcd answers "key is not provided") is refused here with the
@@ -37,6 +38,8 @@ class PrefixedKvClient final : public KvClient {
   Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest request) override;
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(
       LeaseTimeToLiveRequest request) override;
+  Task<Result<LockResponse>> lock(LockRequest request) override;
+  Task<Result<UnlockResponse>> unlock(UnlockRequest request) override;
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest request) override;
 
   // The translations, public for tests.
@@ -51,6 +54,8 @@ class PrefixedKvClient final : public KvClient {
   Task<Result<TxnResponse>> do_txn(TxnRequest request);
   Task<Result<LeaseTimeToLiveResponse>> do_time_to_live(LeaseTimeToLiveRequest request);
   Task<Result<std::unique_ptr<WatchStream>>> do_watch(WatchCreateRequest request);
+  Task<Result<LockResponse>> do_lock(LockRequest request);
+  Task<Result<UnlockResponse>> do_unlock(UnlockRequest request);
 
   // Rewrites requests in place; false if a key was empty where etcd requires one.
   bool move_in(RangeRequest& r) const;

@@ -18,6 +18,8 @@ class RecordingKv final : public KvClient {
   std::vector<TxnRequest> txns;
   std::vector<DeleteRangeRequest> deletes;
   std::vector<PutRequest> puts;
+  std::vector<LockRequest> locks;
+  std::vector<UnlockRequest> unlocks;
   std::string answer_key = "p/x";
 
   Task<Result<RangeResponse>> range(RangeRequest r) override {
@@ -66,6 +68,16 @@ class RecordingKv final : public KvClient {
     LeaseTimeToLiveResponse resp;
     resp.keys = {answer_key, "q/other"};
     return ready<LeaseTimeToLiveResponse>(resp);
+  }
+  Task<Result<LockResponse>> lock(LockRequest r) override {
+    locks.push_back(r);
+    LockResponse resp;
+    resp.key = answer_key;
+    return ready<LockResponse>(resp);
+  }
+  Task<Result<UnlockResponse>> unlock(UnlockRequest r) override {
+    unlocks.push_back(r);
+    return ready<UnlockResponse>({});
   }
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest) override {
     return error<std::unique_ptr<WatchStream>>();
@@ -155,6 +167,22 @@ Task<void> exercise(PrefixedKvClient* kv, RecordingKv* inner) {
 
   Result<LeaseTimeToLiveResponse> ttl = co_await kv->lease_time_to_live(LeaseTimeToLiveRequest{5, true});
   REQUIRE(ttl->keys == std::vector<std::string>{"x", "q/other"});
+
+  LockRequest lock;
+  lock.name = "m";
+  lock.lease = 7;
+  Result<LockResponse> locked = co_await kv->lock(std::move(lock));
+  REQUIRE(inner->locks.back().name == "p/m");
+  REQUIRE(inner->locks.back().lease == 7);
+  REQUIRE(locked->key == "x");
+  UnlockRequest unlock;
+  unlock.key = "m/7";
+  Result<UnlockResponse> unlocked = co_await kv->unlock(std::move(unlock));
+  REQUIRE(unlocked.ok());
+  REQUIRE(inner->unlocks.back().key == "p/m/7");
+  Result<UnlockResponse> empty_unlock = co_await kv->unlock(UnlockRequest());
+  REQUIRE(empty_unlock.error().code == ErrorCode::empty_key);
+  REQUIRE(inner->unlocks.size() == 1);  // not sent
 }
 
 TEST_CASE("requests move under the prefix and responses come back out of it") {

@@ -213,6 +213,13 @@ std::string lease_hex(std::int64_t lease) {
 }
 
 std::string request_words(const ChangeCause& c) {
+  if (!c.lock_service.empty()) {
+    std::string s = "a " + (c.request.empty() ? std::string("request") : c.request) + " that " +
+                    c.lock_service + "'s lock service sent";
+    if (c.sent_ns >= 0) s += " at " + format_seconds(c.sent_ns);
+    return s + " for " + c.client + "'s " + (c.for_request.empty() ? "" : c.for_request + " ") +
+           "call (call " + std::to_string(c.call) + ")";
+  }
   std::string s = (c.request.empty() ? std::string("request") : c.request) + " that " +
                   (c.client.empty() ? std::string("a client") : c.client) + " sent";
   if (!c.member.empty()) s += " to " + c.member;
@@ -225,6 +232,10 @@ nlohmann::json request_json(const ChangeCause& c) {
   nlohmann::json j = {{"request", c.request}, {"client", c.client}, {"call", c.call},
                       {"member", c.member},   {"sent_ns", c.sent_ns}};
   if (c.abandoned_ns) j["abandoned_ns"] = *c.abandoned_ns;
+  if (!c.lock_service.empty()) {
+    j["lock_service"] = c.lock_service;
+    j["for_request"] = c.for_request;
+  }
   return j;
 }
 
@@ -558,7 +569,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       if (e.index >= key.delete_event) break;
       if (e.kind != EventKind::truth) continue;
       const ChangeCause c = cause_of(e);
-      if (c.kind == "request" && c.client == by.client && c.call == by.call && e.true_ns < key.end_ns) {
+      if (c.kind == "request" && c.client == by.client && c.call == by.call &&
+          c.lock_service == by.lock_service && c.lock_service_call == by.lock_service_call &&
+          e.true_ns < key.end_ns) {
         first_copy = &e;
         break;
       }
@@ -599,6 +612,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     if (by.abandoned_ns)
       s += ", on which " + by.client + " had given up at " + format_seconds(*by.abandoned_ns) +
            " (no answer by its deadline)";
+    if (!by.lock_service.empty() && by.for_request == "lock" && by.abandoned_ns)
+      s += ": the clean-up of that lock call (the server's Mutex deletes its key when the call's "
+           "context ends), and every lock call of one lease uses the same key name";
     if (by.client == holder && by.sent_ns >= 0 && by.sent_ns < key.start_ns)
       s += ": a request older than the key itself, left over from before " + holder +
            " created it, applied late";

@@ -148,7 +148,19 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
   const std::string own = unescape_bytes(key.key).value_or(key.key);
   const std::string span = "between its key's deletion at " + format_seconds(key.end_ns) +
                            " and the grant at " + format_seconds(h.start_ns);
-  if (calls.empty()) {
+  // A grant by a member's lock service (etcd's v3lock): the client's Lock call waited in the
+  // server across the deletion, and the server's Mutex answered it.
+  const CallRecord* lock_call = nullptr;
+  for (const CallRecord* c : facts.calls_of(h.process, 0, h.start_ns, "lock"))
+    if (c->outcome == "ok" && c->end_ns <= h.start_ns) lock_call = c;
+  if (lock_call != nullptr && lock_call->sent_ns <= key.end_ns) {
+    out.say(h.process + "'s lock call " + std::to_string(lock_call->call) + ", sent to " +
+                lock_call->member + " at " + format_seconds(lock_call->sent_ns) + ", was waiting in " +
+                lock_call->member + "'s lock service when the key was deleted; the service answered it at " +
+                format_seconds(lock_call->end_ns) +
+                " without reading the key again (etcd 3.4.23's lock service runs the Mutex with no re-check).",
+            TimeSpan{lock_call->sent_ns, h.start_ns});
+  } else if (calls.empty()) {
     out.say(h.process + " sent no request " + span + ": it did not read its own key again.",
             TimeSpan{key.end_ns, h.start_ns});
   } else {

@@ -43,6 +43,10 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
        {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       {"etcd-mutex-holder-paused-past-ttl", {"mutex", "lease-expired", "client-1", "pause client-1", ""}},
       // No fault: client-1's 5 s of work outlasted the 3 s lease nothing renews.
+      // No fault: client-0 gave its lock call 4 up at its 5 s deadline and called Lock again;
+      // member-0's lock service, the old call's context ended, deleted the key the new call
+      // had found, and the new call was granted without it (etcd 3.4.23's server Mutex).
+      {"etcd-lock-rpc-retried-lock-loses-key-no-faults", {"mutex", "grantee-key-gone", "client-0", "", ""}},
       {"fixed-ttl-no-renewal-work-outlasts-ttl-no-faults",
        {"mutex", "lease-expired", "client-1", "", "", false, true}},
       // No fault: client-0's plain put replaced client-1's key.
@@ -242,6 +246,38 @@ TEST_CASE("a grant after the grantee's key went says what it sent meanwhile and 
                   "client-1 sent to member-1 at 12.009 s (call 8), 6 ms before the grant.") != std::string::npos);
   // The range covers client-2's own key, so nothing is claimed about whether it was read.
   CHECK(text.find("none of them read its own key") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockstep::reports
+
+namespace lockstep::reports {
+namespace {
+
+// The lock service's request is named for the client call it served, and the client's giving
+// up on that call is the cause, not a request the client sent.
+TEST_CASE("a key deleted by a lock service's clean-up names the lock call its client gave up") {
+  Scenario scenario;
+  REQUIRE(load_scenario_file(LOCKSTEP_SOURCE_DIR "/scenarios/etcd-lock-rpc-retried-lock-loses-key-no-faults.json",
+                             scenario) == "");
+  const ReplayOutcome outcome = replay_scenario(scenario);
+  REQUIRE(outcome.verdict == "violated");
+  const nlohmann::json verdict = verdict_to_json(scenario, outcome.result, "replay");
+  const auto explanations = explain_checks(outcome.result.history, verdict);
+  REQUIRE_FALSE(explanations.empty());
+  const nlohmann::json& lost = explanations.front().cause["lost"];
+  INFO(lost.dump());
+  CHECK(lost.value("class", "") == "key-deleted-by-request");
+  const nlohmann::json& by = lost["request"];
+  CHECK(by.value("request", "") == "delete_range");
+  CHECK(by.value("client", "") == "client-0");
+  CHECK(by.value("lock_service", "") == "member-0");
+  CHECK(by.value("for_request", "") == "lock");
+  CHECK(by.contains("abandoned_ns"));
+  bool says_cleanup = false;
+  for (const auto& sentence : explanations.front().sentences)
+    says_cleanup = says_cleanup || sentence.find("the clean-up of that lock call") != std::string::npos;
+  CHECK(says_cleanup);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "lockstep/kv/lock_service_test_support.h"
 #include "lockstep/sim/etcd_cluster.h"
 #include "lockstep/sim/sim_kv_client.h"
 #include "lockstep/sim/sim_node.h"
@@ -69,6 +70,56 @@ TEST_CASE("a one-member cluster elects itself and serves puts and ranges over th
   });
   REQUIRE(put_revision == 2);
   REQUIRE(read_value == "v1");
+}
+
+TEST_CASE("the lock service grants - queues behind an unlock - and cleans up a lock its caller gave up") {
+  Rig rig(3, 2);
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    co_await lockstep::testing::lock_service_program(n, "/svc/", SimClientOptions{}.request_timeout);
+    *done = true;
+  });
+}
+
+// etcd's lock service goes on with a Lock whose caller gave up: a grant whose reply a cut
+// holds reaches nobody, and the key stays first in line under the caller's live lease.
+TEST_CASE("a Lock granted after its caller gave up leaves the lock held for that caller - the phantom holder") {
+  Rig rig(3, 4);
+  const ProcessId member0 = rig.cluster.member(0).pid();  // the client's member
+  rig.run([&](SimNode* n, bool* done) -> Task<void> {
+    KvClient& kv = n->kv();
+    LeaseId leases[3] = {0, 0, 0};
+    co_await lockstep::testing::grant_leases(&kv, leases, 3);
+    LockRequest first;
+    first.name = "/ph";
+    first.lease = leases[0];
+    Result<LockResponse> held = co_await kv.lock(std::move(first));
+    REQUIRE(held.ok());
+    bool second_done = false;
+    std::string second_key;
+    SpawnHandle second =
+        n->spawn(lockstep::testing::lock_into(&kv, "/ph", leases[1], &second_done, &second_key), "second");
+    co_await n->sleep_for(milliseconds(200));
+    LinkRule cut;  // member-0's answers to the client are held from now on
+    cut.blocked = true;
+    cut.from = {member0};
+    cut.to = {rig.client_pid};
+    const auto rule = rig.network.add_rule(cut);
+    UnlockRequest unlock;
+    unlock.key = held->key;
+    (void)co_await kv.unlock(std::move(unlock));  // applied; its answer is held too
+    REQUIRE(second_done);
+    REQUIRE(second_key.empty());  // the caller gave its Lock up at its deadline
+    rig.network.remove_rule(rule);
+    const bool phantom = co_await lockstep::testing::key_exists(&kv, lockstep::testing::lock_key_of("/ph", leases[1]));
+    REQUIRE(phantom);
+    bool third_done = false;
+    std::string third_key;
+    SpawnHandle third =
+        n->spawn(lockstep::testing::lock_into(&kv, "/ph", leases[2], &third_done, &third_key), "third");
+    co_await n->sleep_for(seconds(2));
+    REQUIRE_FALSE(third_done);  // it waits behind a holder nobody knows of
+    *done = true;
+  });
 }
 
 TEST_CASE("a three-member cluster has one leader and every member applies the writes") {

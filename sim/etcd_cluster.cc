@@ -152,6 +152,14 @@ nlohmann::json EtcdCluster::cause_of(const LogEntry& entry) const {
   j["sent_ns"] = entry.client_call.sent_ns;
   const auto abandoned = abandoned_calls_.find({entry.client_call.client, entry.client_call.call_id});
   if (abandoned != abandoned_calls_.end()) j["abandoned_ns"] = abandoned->second;
+  if (const ReplyRoute& call = entry.client_call; call.for_client != 0) {
+    // A request of a member's lock service: made for this Lock or Unlock call of a client.
+    j["for_client"] = world_.process(call.for_client).name;
+    j["for_call"] = call.for_call_id;
+    j["for_request"] = call.for_request;
+    const auto gave_up = abandoned_calls_.find({call.for_client, call.for_call_id});
+    if (gave_up != abandoned_calls_.end()) j["for_call_abandoned_ns"] = gave_up->second;
+  }
   return j;
 }
 

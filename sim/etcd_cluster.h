@@ -25,6 +25,10 @@ constexpr Duration kRaftConnReadTimeout = seconds(5);
 class EtcdCluster {
  public:
   EtcdCluster(World& world, Network& network, EtcdConfig config);
+  // Members go first: their lock services' clients unregister from this cluster.
+  ~EtcdCluster() { members_.clear(); }
+  EtcdCluster(const EtcdCluster&) = delete;
+  EtcdCluster& operator=(const EtcdCluster&) = delete;
 
   World& world() { return world_; }
   Network& network() { return network_; }

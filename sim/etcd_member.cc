@@ -99,6 +99,7 @@ EtcdMember::EtcdMember(EtcdCluster& cluster, int index, ProcessId pid, Rng rng)
       pid_(pid),
       rng_(rng),
       store_(EtcdStoreOptions{cluster.config().min_lease_ttl_seconds, cluster.config().max_txn_ops}),
+      lock_service_(cluster, index, pid),
       election_timer_(cluster.world(), pid, [this] { on_election_timeout(); }),
       read_round_timer_(cluster.world(), pid, [this] { on_read_round_timeout(); }),
       request_deadline_timer_(cluster.world(), pid, [this] { fail_expired_requests(); }) {}
@@ -127,6 +128,7 @@ void EtcdMember::start() {
 }
 
 void EtcdMember::on_crash() {
+  lock_service_.on_crash();
   role_ = MemberRole::follower;
   lessor_primary_ = false;
   held_lease_calls_.clear();
@@ -676,6 +678,14 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
     cancel_call(route);
     return;
   }
+  if (auto* lock = std::get_if<LockRequest>(&request)) {
+    lock_service_.lock(route, std::move(*lock));
+    return;
+  }
+  if (auto* unlock = std::get_if<UnlockRequest>(&request)) {
+    lock_service_.unlock(route, std::move(*unlock));
+    return;
+  }
   if (auto* c = std::get_if<WatchCancelRequest>(&request)) {
     const auto it = watchers_.find(c->watch_id);
     WatchResponse r;
@@ -720,6 +730,7 @@ void EtcdMember::handle_client(ReplyRoute route, Box<ClientRequest>&& boxed) {
 void EtcdMember::cancel_call(const ReplyRoute& call) {
   // gRPC cancels the handler's context. A request not yet sent on (proposed, forwarded, asked
   // a read index for) is never run; one already proposed may still commit, unanswered.
+  lock_service_.cancel(call);
   const auto it = std::find_if(pending_.begin(), pending_.end(), [&](const auto& p) {
     return p.second.route.client == call.client && p.second.route.call_id == call.call_id;
   });

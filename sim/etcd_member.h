@@ -28,6 +28,8 @@
 //     its term, and holds lease calls until then. Keep-alives and time-to-live go to the
 //     leader; a keep-alive of an expired lease waits for its revoke. In etcd 3.4.23 a leader
 //     deposed while it was paused still revokes what it found expired (etcd issue 15247).
+//   - Lock and Unlock (etcd's lock service) run on the member the client called, through its
+//     in-process client of itself (lock_service.h).
 //   - A member that cannot serve a request holds it, and fails it after the server's request
 //     timeout. A crash loses volatile state; the log, term, vote and store survive restart.
 #pragma once
@@ -48,6 +50,7 @@
 #include "lockstep/sim/etcd_config.h"
 #include "lockstep/sim/etcd_messages.h"
 #include "lockstep/sim/etcd_store.h"
+#include "lockstep/sim/lock_service.h"
 #include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
@@ -82,6 +85,10 @@ class EtcdMember {
   // A client request arrives (runs as an event of this member). The network hands over the box
   // it carried, which the member keeps while the request is pending.
   void handle_client(ReplyRoute route, Box<ClientRequest>&& request);
+
+  // Answers a client's call (the lock service answers its calls through it too). Responses
+  // pass by rvalue reference down to the network: each move of the variant costs a visit.
+  void reply(ReplyRoute route, Result<ClientResponse>&& response);
 
   // The `leader-change` fault, as etcd's MoveLeader runs raft's leadership transfer: the
   // leader brings `successor`'s log up to date, then tells it to campaign at once (it wins
@@ -263,9 +270,6 @@ class EtcdMember {
   // gRPC's cancellation of a client's call: the pending request it names is dropped.
   void cancel_call(const ReplyRoute& call);
   void on_read_round_timeout();
-  // Responses pass by rvalue reference down to the network: each move of the variant costs a
-  // visit.
-  void reply(ReplyRoute route, Result<ClientResponse>&& response);
   // A message of a watch stream: never reordered with the stream's others.
   void stream_reply(ReplyRoute route, Result<ClientResponse>&& response);
   void finish_request(std::uint64_t request_id, Result<ClientResponse>&& response);
@@ -313,6 +317,8 @@ class EtcdMember {
   std::uint64_t log_offset_term_ = 0;  // the term of entry log_offset_ (0 for none)
   EtcdStore store_;
   std::uint64_t applied_index_ = 0;
+  // etcd's lock service (v3lock) on this member. Volatile: a crash ends its calls.
+  LockService lock_service_;
 
   // Volatile state.
   MemberRole role_ = MemberRole::follower;

@@ -24,12 +24,13 @@ struct CallCancel {};
 using ClientRequest =
     std::variant<RangeRequest, PutRequest, DeleteRangeRequest, TxnRequest, CompactionRequest,
                  LeaseGrantRequest, LeaseRevokeRequest, LeaseKeepAliveRequest,
-                 LeaseTimeToLiveRequest, WatchCreateRequest, WatchCancelRequest, CallCancel>;
+                 LeaseTimeToLiveRequest, WatchCreateRequest, WatchCancelRequest, CallCancel,
+                 LockRequest, UnlockRequest>;
 
 using ClientResponse =
     std::variant<RangeResponse, PutResponse, DeleteRangeResponse, TxnResponse, CompactionResponse,
                  LeaseGrantResponse, LeaseRevokeResponse, LeaseKeepAliveResponse,
-                 LeaseTimeToLiveResponse, WatchResponse>;
+                 LeaseTimeToLiveResponse, WatchResponse, LockResponse, UnlockResponse>;
 
 // Where a reply goes: the client process and its call id, and when the client sent the call
 // (true time; the history's truth events name it as the cause of what the call changed).
@@ -37,6 +38,14 @@ struct ReplyRoute {
   ProcessId client = 0;
   std::uint64_t call_id = 0;
   std::int64_t sent_ns = 0;
+  // The deadline gRPC sends with the call (grpc-timeout), relative to its arrival; 0: none.
+  // Only the lock service's waits use it (see lock_service.h).
+  std::int64_t timeout_ns = 0;
+  // The client call this one was made for: the lock service's requests to its own member
+  // name the Lock or Unlock call they serve (for_client 0: none).
+  ProcessId for_client = 0;
+  std::uint64_t for_call_id = 0;
+  const char* for_request = "";  // "lock" or "unlock" (a static string)
 };
 
 // A replicated write. Lease ids are chosen by the proposing member, so every member applies

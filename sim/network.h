@@ -3,7 +3,8 @@
 //
 // Contract:
 //   - send(from, to, deliver) runs `deliver` as an event of `to` after a latency drawn from
-//     the network's own random stream (base latency plus jitter, per link).
+//     the network's own random stream (base latency plus jitter, per link). A message to
+//     oneself (from == to) is not networked: it runs as the next event of `to`.
 //   - Each ordered pair of processes is one connection: FIFO, and it neither loses nor
 //     duplicates a message while it lives.
 //   - Faults are rules over sets of senders and receivers; every rule that matches applies:
@@ -134,6 +135,12 @@ class Network {
 
   template <typename F>
   void send_message(ProcessId from, ProcessId to, bool in_stream, F&& deliver) {
+    if (from == to) {
+      // A process's message to itself never crosses the network: etcd's lock service calls
+      // its own server in-process (v3client), with no delay, loss or cut between them.
+      world_.post(to, std::forward<F>(deliver));
+      return;
+    }
     const Route route = plan_route(from, to, in_stream);
     if (route.lost) return;
     // Each copy of a duplicated message is its own value: handlers may consume (move from)

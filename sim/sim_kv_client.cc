@@ -105,11 +105,17 @@ void SimKvClient::on_crash() {
   member_ = options_.preferred_member % cluster_.size();
 }
 
+void SimKvClient::disconnect() {
+  calls_.clear();
+  deadline_timer_.disarm();
+  for (auto& [id, state] : streams_) state->ended = true;  // their destructors send nothing
+}
+
 void SimKvClient::note_error(const Error& e, int member) {
   const bool unhealthy = e.code == ErrorCode::timeout || e.code == ErrorCode::no_leader ||
                          e.code == ErrorCode::connection_lost ||
                          e.code == ErrorCode::unavailable;
-  if (unhealthy && member == member_) switch_member((member_ + 1) % cluster_.size(), error_code_name(e.code));
+  if (unhealthy && member == member_ && options_.fail_over) switch_member((member_ + 1) % cluster_.size(), error_code_name(e.code));
 }
 
 void SimKvClient::switch_member(int to, const char* after) {
@@ -128,7 +134,7 @@ const char* request_name(const ClientRequest& request) {
   static constexpr const char* kNames[] = {
       "range",       "put",         "delete_range",     "txn",          "compaction",
       "lease_grant", "lease_revoke", "lease_keep_alive", "lease_time_to_live", "watch_create",
-      "watch_cancel", "cancel"};
+      "watch_cancel", "cancel",      "lock",        "unlock"};
   static_assert(std::size(kNames) == std::variant_size_v<ClientRequest>);
   return kNames[request.index()];
 }
@@ -148,6 +154,11 @@ void SimKvClient::record_send(std::uint64_t call_id, const ClientRequest& reques
   if (const auto* del = std::get_if<DeleteRangeRequest>(&request)) args["key"] = escape_bytes(del->key);
   if (const auto* ka = std::get_if<LeaseKeepAliveRequest>(&request)) args["lease"] = ka->id;
   if (const auto* rv = std::get_if<LeaseRevokeRequest>(&request)) args["lease"] = rv->id;
+  if (const auto* lock = std::get_if<LockRequest>(&request)) {
+    args["key"] = escape_bytes(lock->name);
+    args["lease"] = lock->lease;
+  }
+  if (const auto* unlock = std::get_if<UnlockRequest>(&request)) args["key"] = escape_bytes(unlock->key);
   world_.record_client_event(pid_, "kv-send", std::move(args));
 }
 
@@ -226,7 +237,8 @@ void SimKvClient::on_member_reset(int member) {
     if (s->member == member)
       push_to_stream(world_, pid_, *s,
                      Error(ErrorCode::connection_lost, "watch stream's member went away"));
-  if (member == member_) switch_member((member_ + 1) % cluster_.size(), "connection_lost");
+  if (member == member_ && options_.fail_over)
+    switch_member((member_ + 1) % cluster_.size(), "connection_lost");
 }
 
 SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
@@ -240,7 +252,9 @@ SimKvClient::CallInFlight SimKvClient::start_call(ClientRequest&& request) {
                                       deadline});
   if (options_.record_calls && world_.observer()) record_send(id, request, call.member);
   cluster_.send_request(pid_, call.member,
-                        ReplyRoute{pid_, id, world_.now().time_since_epoch().count()},
+                        ReplyRoute{pid_, id, world_.now().time_since_epoch().count(),
+                                   options_.request_timeout.count(), calls_for_client_,
+                                   calls_for_call_id_, calls_for_request_},
                         std::move(request));
   deadline_timer_.arm_no_later_than_local(deadline);
   return call;
@@ -309,6 +323,13 @@ Task<Result<LeaseKeepAliveResponse>> SimKvClient::lease_keep_alive(LeaseKeepAliv
 Task<Result<LeaseTimeToLiveResponse>> SimKvClient::lease_time_to_live(
     LeaseTimeToLiveRequest request) {
   return typed_call<LeaseTimeToLiveResponse>(std::move(request));
+}
+
+Task<Result<LockResponse>> SimKvClient::lock(LockRequest request) {
+  return typed_call<LockResponse>(std::move(request));
+}
+Task<Result<UnlockResponse>> SimKvClient::unlock(UnlockRequest request) {
+  return typed_call<UnlockResponse>(std::move(request));
 }
 
 Task<Result<std::unique_ptr<WatchStream>>> SimKvClient::watch(WatchCreateRequest request) {

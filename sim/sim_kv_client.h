@@ -5,7 +5,7 @@
 //     the reply up to `request_timeout` on the client's own clock; then it fails with an
 //     indeterminate timeout (the request may still be applied), and a cancellation follows
 //     the request on its connection, as gRPC's: a member that gets both before it started
-//     the request never runs it.
+//     the request never runs it. The request carries the timeout, as gRPC's grpc-timeout.
 //   - After an error that suggests the member is unhealthy (timeout, no leader, connection
 //     lost) the client fails over to the next member for later calls.
 //   - If the connected member crashes, calls in flight fail with an indeterminate
@@ -34,6 +34,9 @@ struct SimClientOptions {
   // Record each call in the history (kv-send, kv-end, member-switch) when the world has an
   // observer. They cost about a quarter of a recorded run's instructions.
   bool record_calls = true;
+  // Fail over to the next member after an unhealthy error. false: stay bound to
+  // preferred_member (etcd's in-process client of its own server, used by the lock service).
+  bool fail_over = true;
 };
 
 class SimKvClient : public KvClient {
@@ -50,11 +53,25 @@ class SimKvClient : public KvClient {
   Task<Result<LeaseRevokeResponse>> lease_revoke(LeaseRevokeRequest request) override;
   Task<Result<LeaseKeepAliveResponse>> lease_keep_alive(LeaseKeepAliveRequest request) override;
   Task<Result<LeaseTimeToLiveResponse>> lease_time_to_live(LeaseTimeToLiveRequest request) override;
+  Task<Result<LockResponse>> lock(LockRequest request) override;
+  Task<Result<UnlockResponse>> unlock(UnlockRequest request) override;
   Task<Result<std::unique_ptr<WatchStream>>> watch(WatchCreateRequest request) override;
 
   int connected_member() const { return member_; }
+  // The calls started from now on are made for `call` (their requests name it, and so do the
+  // truth events of what they change). The lock service sets it before each of its calls.
+  // `request` is a static string ("lock", "unlock").
+  void set_calls_for(ProcessId client, std::uint64_t call_id, const char* request) {
+    calls_for_client_ = client;
+    calls_for_call_id_ = call_id;
+    calls_for_request_ = request;
+  }
   // Called by the world's crash hook of this client's process.
   void on_crash();
+  // The process this client lives in is gone together with the member it calls (the lock
+  // service's in-process client, when its member crashes or the cluster is torn down): calls
+  // and streams end with nothing sent.
+  void disconnect();
 
   // Shared state of one watch stream (the member writes into it, the stream reads).
   struct StreamState {
@@ -106,6 +123,9 @@ class SimKvClient : public KvClient {
   ProcessId pid_;
   SimClientOptions options_;
   int member_;
+  ProcessId calls_for_client_ = 0;
+  std::uint64_t calls_for_call_id_ = 0;
+  const char* calls_for_request_ = "";
   std::uint64_t next_call_id_ = 1;
   // Calls in flight in call-id order (ids only grow, so appending keeps the order). A vector,
   // not a map: a client has a few calls in flight at most.
