@@ -16,9 +16,8 @@ namespace {
 // server request timeout.
 constexpr Duration kNoClientDeadline = seconds(365LL * 24 * 3600);
 
-// Why a second Mutex here, beside algorithms/etcd_mutex: this one is the server's, fixed at
-// 3.4.23 (no re-check, one clean-up Delete with no deadline, a lease it does not keep
-// alive), and sim/ sits below algorithms/.
+// The key under `prefix` created first (ascend) or last (descend): Go's WithFirstCreate and
+// WithLastCreate.
 RangeRequest first_created_under(const std::string& prefix, SortOrder order) {
   RangeRequest r;
   r.key = prefix;
@@ -121,10 +120,17 @@ void LockService::finish(std::uint64_t id, Result<ClientResponse>&& response) {
   call->ended = true;
   cluster_.world().cancel(call->deadline);
   cluster_.member(member_index_).reply(call->route, std::move(response));
-  // Forgotten in a later event: the task that finishes it is still running.
+  forget_later(id);
+}
+
+void LockService::forget_later(std::uint64_t id) {
+  // In a later event: the task that ends the call is still running.
   cluster_.world().post(pid_, [this, id] { calls_.erase(id); });
 }
 
+// Why a second Mutex here, beside algorithms/etcd_mutex: this one is the server's, fixed at
+// 3.4.23 (no re-check, one clean-up Delete with no deadline, a lease it does not keep
+// alive), and sim/ sits below algorithms/.
 Task<void> LockService::run_lock(std::uint64_t id, LockRequest request) {
   const std::string prefix = request.name + "/";
   char hex[32];
@@ -183,7 +189,7 @@ Task<void> LockService::run_cleanup(std::uint64_t id) {
   (void)co_await client_for(id).delete_range(std::move(unlock));
   // The caller is gone: nobody is answered.
   find(id)->ended = true;
-  cluster_.world().post(pid_, [this, id] { calls_.erase(id); });
+  forget_later(id);
 }
 
 Task<void> LockService::run_unlock(std::uint64_t id, UnlockRequest request) {

@@ -72,6 +72,8 @@ class LockService {
   void end_context(std::uint64_t id);
   // Answers the call and forgets it.
   void finish(std::uint64_t id, Result<ClientResponse>&& response);
+  // Drops the ended call `id` once the task running now has returned.
+  void forget_later(std::uint64_t id);
   // Makes the next calls of the client on behalf of call `id`.
   SimKvClient& client_for(std::uint64_t id);
 
