@@ -2,7 +2,8 @@
 # Instructions per simulated KV request and per standard seed, counted by valgrind's callgrind.
 #
 #   bench/instructions.sh [LOCKSTEP_BINARY] [KV_SECONDS] [SEEDS]
-#   (defaults: build/release/lockstep, 5 simulated seconds of KV load, 3 standard seeds)
+#   (defaults: build/release/lockstep-engine, 5 simulated seconds of KV load, 3 standard seeds;
+#   given the `lockstep` front instead, valgrind follows it into the engine it execs)
 #
 # Why: `lockstep bench` measures CPU time, which moves by +-20 % from one hour to the next on a
 # shared virtual machine. A simulated run is deterministic, so its instruction count is the same
@@ -15,7 +16,7 @@
 # the load extended for liveness for the third (see bench/sim_bench.h). Needs valgrind (Debian: valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-binary=${1:-build/release/lockstep}
+binary=${1:-build/release/lockstep-engine}
 kv_seconds=${2:-5}
 seeds=${3:-3}
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
@@ -27,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 count() {
   local glob=$1
   shift
-  valgrind --tool=callgrind --toggle-collect="$glob" --callgrind-out-file="$work/out" \
+  valgrind --tool=callgrind --trace-children=yes --toggle-collect="$glob" --callgrind-out-file="$work/out" \
     "$binary" bench --no-checker "$@" >"$work/figures" 2>"$work/valgrind"
   awk '/^totals:/ {print $2}' "$work/out"
 }

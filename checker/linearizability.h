@@ -1,15 +1,13 @@
 // The linearizability checker: Wing & Gong's search with Lowe's just-in-time linearization
-// and cache of (linearized set, model state), one partition at a time (P-compositionality).
+// and cache of explored configurations, one partition at a time (P-compositionality).
 //
-// How the search goes (Porcupine's structure): the partition's calls and returns are sorted by
-// time into a doubly linked entry list. Walking it from the head, the search tries to linearize
-// each call it meets: if the model accepts the operation in the current state and the new
-// configuration (set of linearized operations, state) has not been seen before, the operation's
-// call and return entries are lifted out of the list and the walk restarts at the head. Meeting
-// a return entry means that operation should have taken effect by now but did not: the search
-// backtracks (unlifts the last linearized operation and tries the next candidate after it).
-// Seen configurations are cached, so no configuration is explored twice. The history is
-// linearizable when every determinate operation has been linearized.
+// The search of one partition is in linearization_search.h: Porcupine's structure (a
+// time-ordered list of calls and returns, operations lifted out of it as they are linearized,
+// backtracking at a return reached unplaced) with reductions that skip only configurations
+// another explored one stands for: covered configurations (config_cache.h), reads linearized
+// as soon as they are legal, determinate operations before indeterminate ones, and crashed
+// operations that cannot matter. The history is linearizable when every determinate
+// operation has been linearized.
 //
 // Time. Each operation is the closed interval [call, return]: an operation called at the same
 // instant another returns overlaps it (calls sort before returns at equal times).
@@ -30,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/checker/model_traits.h"
+
 namespace lockstep {
 
 // When an operation was called and when it returned, on any one clock (nanoseconds, line
@@ -49,6 +49,16 @@ class PartitionModel {
   virtual std::uint32_t initial_state() = 0;
   // The state after `op` takes effect in `state` (with its recorded answer), or kIllegal.
   virtual std::int64_t step(std::uint32_t state, std::uint32_t op) = 0;
+  // Whether two operations ask the same thing (equal inputs): indeterminate ones that do are
+  // interchangeable. False when the model cannot tell (model_traits.h).
+  virtual bool same_input(std::size_t a, std::size_t b) const = 0;
+  // Whether a determinate operation leaves the state as it was wherever it is legal (a read).
+  // False for indeterminate operations and when the model cannot tell (model_traits.h).
+  virtual bool read_only(std::size_t op) const = 0;
+  // For a read-only operation: the operations that can make it legal from any state (nullopt:
+  // the model cannot tell), and whether others can from `state` (model_traits.h, ReadTarget).
+  virtual std::optional<std::vector<std::uint32_t>> writers_of(std::size_t read) const = 0;
+  virtual bool may_reach_without_writers(std::uint32_t state, std::size_t read) const = 0;
   virtual std::string describe_op(std::size_t op) const = 0;
   virtual std::string describe_state(std::uint32_t state) const = 0;
   // Bytes held by the interned states and the memo of steps (counted against the budget).
@@ -137,6 +147,26 @@ class ModelPartition final : public PartitionModel {
     return result;
   }
 
+  bool same_input(std::size_t a, std::size_t b) const override {
+    return InputEquality<M>::equal(ops_[a].input, ops_[b].input);
+  }
+  bool read_only(std::size_t op) const override {
+    return ops_[op].output && ReadOnly<M>::is(ops_[op].input, *ops_[op].output);
+  }
+  std::optional<std::vector<std::uint32_t>> writers_of(std::size_t read) const override {
+    if (!ReadTarget<M>::known || !ops_[read].output) return std::nullopt;
+    std::vector<std::uint32_t> writers;
+    for (std::size_t op = 0; op < ops_.size(); ++op)
+      if (ReadTarget<M>::writer(ops_[read].input, *ops_[read].output, ops_[op].input,
+                                ops_[op].output ? &*ops_[op].output : nullptr))
+        writers.push_back(static_cast<std::uint32_t>(op));
+    return writers;
+  }
+  bool may_reach_without_writers(std::uint32_t state, std::size_t read) const override {
+    return !ops_[read].output ||
+           ReadTarget<M>::may_reach_without_writers(states_[state], ops_[read].input,
+                                                    *ops_[read].output);
+  }
   std::string describe_op(std::size_t op) const override {
     const auto& o = ops_[op];
     return o.label + ": " + model_.describe(o.input, o.output ? &*o.output : nullptr);

@@ -152,11 +152,15 @@ TEST_CASE("partitions: checked in order - the first violation decides") {
 }
 
 namespace {
-// Many concurrent writes and a read no order can explain: the search must visit every subset.
+// Many concurrent writes and reads that saw 0, then 1, then 0 again: each write happens once,
+// so no order explains them, but every value is written, so the search must visit the subsets
+// of the other writes that may come first before it knows.
 std::vector<ModelOp<CasRegister>> hard_history(int writers) {
   std::vector<ModelOp<CasRegister>> ops;
   for (int i = 0; i < writers; ++i) ops.push_back(reg(RK::write, i, done(), 0, 100));
-  ops.push_back(reg(RK::read, 0, saw(-1), 0, 100));
+  ops.push_back(reg(RK::read, 0, saw(0), 0, 10));
+  ops.push_back(reg(RK::read, 0, saw(1), 20, 30));
+  ops.push_back(reg(RK::read, 0, saw(0), 40, 50));
   return ops;
 }
 }  // namespace

@@ -62,7 +62,7 @@ Run run_on(const std::string& text, CheckOptions o = {}) {
     std::ofstream f(path, std::ios::binary);
     f << text;
   }
-  o.file = path;
+  o.files = {path};
   std::ostringstream out, err;
   int code = run_check_command(o, out, err);
   std::remove(path.c_str());
@@ -276,7 +276,7 @@ TEST_CASE("check options parse with CLI11") {
   CheckOptions o;
   add_check_options(app, o);
   app.parse("--time-budget 2.5 --model kv --format porcupine-kv h.txt", false);
-  CHECK(o.file == "h.txt");
+  CHECK(o.files == std::vector<std::string>{"h.txt"});
   CHECK(o.model == "kv");
   CHECK(o.format == "porcupine-kv");
   CHECK(o.time_budget_seconds == 2.5);
@@ -292,7 +292,7 @@ const std::string kPorcupineDataDir = LOCKSTEP_PORCUPINE_DATA_DIR;
 TEST_CASE("etcd_095 is empty: an error - not a verdict") {
   std::ostringstream out, err;
   CheckOptions o;
-  o.file = kPorcupineDataDir + "/jepsen/etcd_095.log";
+  o.files = {kPorcupineDataDir + "/jepsen/etcd_095.log"};
   CHECK(run_check_command(o, out, err) == 2);
   CHECK(err.str().find("empty") != std::string::npos);
   CHECK(out.str().empty());
@@ -303,19 +303,19 @@ TEST_CASE("etcd_095 is empty: an error - not a verdict") {
 TEST_CASE("the command detects the format and defaults the model") {
   std::ostringstream out, err;
   CheckOptions o;
-  o.file = kPorcupineDataDir + "/jepsen/etcd_002.log";
+  o.files = {kPorcupineDataDir + "/jepsen/etcd_002.log"};
   CHECK(run_check_command(o, out, err) == 0);
   CHECK(out.str().find("model: cas-register") != std::string::npos);
-  o.file = kPorcupineDataDir + "/jepsen/etcd_000.log";
+  o.files = {kPorcupineDataDir + "/jepsen/etcd_000.log"};
   out.str("");
   CHECK(run_check_command(o, out, err) == 1);
   CHECK(out.str().find("witness") != std::string::npos);
   CHECK(out.str().find("cannot be placed next") != std::string::npos);
-  o.file = kPorcupineDataDir + "/kv/c01-bad.txt";
+  o.files = {kPorcupineDataDir + "/kv/c01-bad.txt"};
   out.str("");
   CHECK(run_check_command(o, out, err) == 1);
   CHECK(out.str().find("model: kv") != std::string::npos);
-  o.file = kPorcupineDataDir + "/kv/c01-ok.txt";
+  o.files = {kPorcupineDataDir + "/kv/c01-ok.txt"};
   CHECK(run_check_command(o, out, err) == 0);
   CHECK(err.str().empty());
 }
