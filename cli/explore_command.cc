@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "lockstep/cli/algorithm_options.h"
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/demo_plan.h"
 #include "lockstep/cli/real_replay.h"
@@ -53,28 +54,11 @@ struct ExploreArgs {
 // Whole milliseconds, so that every scenario explore writes can be written exactly.
 Duration seconds_to_ms(double s) { return milliseconds(static_cast<std::int64_t>(std::llround(s * 1000))); }
 
-std::string parse_options(const std::vector<std::string>& items, AlgorithmOptions& out) {
-  for (const auto& item : items) {
-    const auto eq = item.find('=');
-    try {
-      std::size_t used = 0;
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
-      const std::int64_t value = std::stoll(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) throw std::invalid_argument("");
-      if (!out.emplace(item.substr(0, eq), value).second)
-        return "--option " + item.substr(0, eq) + " is given twice";
-    } catch (...) {
-      return "--option must be NAME=INTEGER, not \"" + item + "\"";
-    }
-  }
-  return {};
-}
-
 int explore_main(const ExploreArgs& args) {
   namespace fs = std::filesystem;
   ExploreOptions o;
   o.run.algorithm = args.algorithm;
-  if (auto err = parse_options(args.options, o.run.algorithm_options); !err.empty()) {
+  if (auto err = parse_algorithm_options(args.options, o.run.algorithm_options); !err.empty()) {
     std::cerr << "lockstep explore: " << err << "\n";
     return kExitBadInput;
   }

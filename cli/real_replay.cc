@@ -43,9 +43,11 @@ std::string RealConfirmation::summary() const {
   std::string parts;
   for (const auto& [check, n] : violated)
     parts += (parts.empty() ? "" : ", ") + check + " violated in " + std::to_string(n);
-  int failed = 0;
+  int failed = 0, bad_client = 0;
   for (const auto& r : runs) failed += r.error.empty() ? 0 : 1;
+  for (const auto& r : runs) bad_client += r.bad_client.empty() ? 0 : 1;
   if (failed) parts += (parts.empty() ? "" : ", ") + std::to_string(failed) + " could not run";
+  if (bad_client) parts += (parts.empty() ? "" : ", ") + std::to_string(bad_client) + " with a bad client";
   if (!parts.empty()) o << " (" << parts << ")";
   if (!skipped_faults.empty())
     o << "; " << skipped_faults.size() << " fault" << (skipped_faults.size() == 1 ? "" : "s")
@@ -67,6 +69,7 @@ nlohmann::json RealConfirmation::to_json() const {
     nlohmann::json run = {{"violated", r.violated}, {"reproduced", r.reproduced}};
     if (r.unknown) run["unknown"] = true;
     if (!r.error.empty()) run["error"] = r.error;
+    if (!r.bad_client.empty()) run["bad_client"] = r.bad_client;
     if (!r.dir.empty()) run["dir"] = r.dir;
     j["runs"].push_back(std::move(run));
   }
@@ -199,10 +202,11 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
   config.backend.endpoints = args.endpoints;
   config.backend.allow_remote = args.allow_remote;
   config.backend.etcd_binary = args.etcd_bin;
+  config.backend.client_cmd = args.client_cmd;
   if (args.members > 0) config.run.etcd.members = args.members;
   // The schedule is explicit: the random classes it was drawn from do not apply.
   config.run.fault_classes.clear();
-  const auto supported = real_fault_classes(local);
+  const auto supported = real_fault_classes(local, !args.client_cmd.empty());
   std::vector<sim::FaultSpec> kept;
   // A member the cluster does not have (a smaller --members): the fault would hit nothing.
   auto names_missing_member = [&](const sim::FaultSpec& f) {
@@ -258,12 +262,16 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
       run.error = outcome.error;
       out << "  real run " << i << ": could not run: " << outcome.error << "\n";
     } else {
+      run.bad_client = outcome.bad_client;
+      // The protocol broke: the checks judged what ran, but no verdict stands for the lock.
+      if (!run.bad_client.empty()) out << "  real run " << i << ": bad client: " << run.bad_client << "\n";
       for (const auto& check : outcome.result.checks) {
         if (check.status == CheckStatus::violated) run.violated.push_back(check.name);
         if (check.status == CheckStatus::unknown) run.unknown = true;
       }
       for (const auto& v : run.violated)
-        for (const auto& s : c.simulated_violations) run.reproduced = run.reproduced || v == s;
+        for (const auto& s : c.simulated_violations)
+          run.reproduced = run.reproduced || (v == s && run.bad_client.empty());
       if (!out_dir.empty()) {
         const std::filesystem::path dir = out_dir / ("real-" + std::to_string(i));
         if (auto err = write_real_files(dir, config, outcome, overwrite); !err.empty()) {

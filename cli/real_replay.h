@@ -34,6 +34,8 @@ struct RealConfirmationArgs {
   // Faults on clients hit the client the scenario names, not the one that plays its role (the
   // k-th to first hold the lock, as in the simulated run).
   bool faults_by_name = false;
+  // Non-empty: the clients are this command, external lock clients (docs/external-clients.md).
+  std::string client_cmd;
 };
 
 struct RealConfirmation {
@@ -49,6 +51,7 @@ struct RealConfirmation {
     bool reproduced = false;            // one of them is among simulated_violations
     bool unknown = false;               // a check could not decide
     std::string error;                  // the run could not be made
+    std::string bad_client;             // an external client broke the protocol
     std::string dir;                    // where its files are, or empty
   };
   std::vector<Run> runs;

@@ -32,6 +32,7 @@ struct ReplayArgs {
   bool allow_remote = false;
   int members = 0;
   bool faults_by_name = false;
+  std::string client_cmd;
 };
 
 // The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
@@ -40,7 +41,8 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
   if (!args.out_dir.empty() && !args.force) {
     std::string taken = run_directory_taken(args.out_dir);
     for (int i = 1; taken.empty() && i <= args.runs; ++i)
-      taken = real_files_taken(std::filesystem::path(args.out_dir) / ("real-" + std::to_string(i)));
+      taken = real_files_taken(std::filesystem::path(args.out_dir) / ("real-" + std::to_string(i)),
+                               args.client_cmd.empty() ? 0 : scenario.config.workload.clients);
     if (!taken.empty()) {
       std::cerr << "lockstep replay: " << taken << "\n";
       return kExitBadInput;
@@ -53,6 +55,7 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
   real.allow_remote = args.allow_remote;
   real.members = args.members;
   real.faults_by_name = args.faults_by_name;
+  real.client_cmd = args.client_cmd;
   std::cout << "lockstep replay " << args.file << " on a real etcd, " << args.runs << " run"
             << (args.runs == 1 ? "" : "s") << "\n";
   const ReplayOutcome simulated = replay_scenario(scenario);
@@ -85,11 +88,13 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
               << confirmation.runs.size() << "/\n";
   }
   if (confirmation.interrupted) return 130;
-  bool violated = false, unknown = false;
+  bool violated = false, unknown = false, bad_client = false;
   for (const auto& r : confirmation.runs) {
     violated = violated || !r.violated.empty();
     unknown = unknown || r.unknown || !r.error.empty();
+    bad_client = bad_client || !r.bad_client.empty();
   }
+  if (bad_client) return kExitBadInput;
   return violated ? kExitViolated : unknown ? kExitUnknown : kExitOk;
 }
 
@@ -101,9 +106,9 @@ int replay(const ReplayArgs& args) {
   }
   if (args.backend == "etcd") return replay_on_real(args, scenario);
   if (!args.endpoints.empty() || !args.etcd_bin.empty() || args.allow_remote || args.members > 0 ||
-      args.faults_by_name) {
-    std::cerr << "lockstep replay: --endpoints, --etcd-bin, --allow-remote, --members and "
-                 "--faults-by-name need --backend etcd\n";
+      args.faults_by_name || !args.client_cmd.empty()) {
+    std::cerr << "lockstep replay: --endpoints, --etcd-bin, --allow-remote, --members, "
+                 "--faults-by-name and --client-cmd need --backend etcd\n";
     return kExitBadInput;
   }
   if (!args.out_dir.empty() && !args.force)
@@ -179,6 +184,12 @@ void add_replay_command(CLI::App& app, CommandSet& commands) {
                 "With --backend etcd: a fault on a client hits the client the scenario names; by "
                 "default it hits the one playing its role (the k-th to first hold the lock, as "
                 "in the simulated run)");
+  cmd->add_option("--client-cmd", args->client_cmd,
+                  "With --backend etcd: run every client as this command, your own lock code "
+                  "speaking lockstep's client protocol, in place of the scenario's algorithm (which "
+                  "it should implement); faults it cannot get are listed and skipped (see "
+                  "docs/external-clients.md)")
+      ->check(non_empty());
   cmd->callback([&commands, args] { commands.action = [args] { return replay(*args); }; });
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "lockstep/cli/algorithm_options.h"
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_real_security.h"
@@ -31,6 +32,8 @@ struct RunArgs {
   std::string etcd_bin;
   bool allow_remote = false;
   RealSecurityArgs security;  // --cacert, --cert, --key, --user
+  std::string client_cmd;     // external lock clients (docs/external-clients.md)
+  std::vector<std::string> options;  // --option NAME=INTEGER
 };
 
 // The etcd-only options given, as "--a, --b", or empty.
@@ -46,6 +49,7 @@ std::string etcd_only_options_given(const RunArgs& args) {
   note(!args.security.cert.empty(), "--cert");
   note(!args.security.key.empty(), "--key");
   note(!args.security.user.empty(), "--user");
+  note(!args.client_cmd.empty(), "--client-cmd");
   return given;
 }
 
@@ -58,6 +62,10 @@ int run(const RunArgs& args) {
   request.duration = Duration(static_cast<std::int64_t>(std::llround(args.duration_seconds * 1e9)));
   request.faults = args.faults;
   request.extend_load_for_liveness = !args.fixed_length;
+  if (auto err = parse_algorithm_options(args.options, request.algorithm_options); !err.empty()) {
+    std::cerr << "lockstep run: " << err << "\n";
+    return kExitBadInput;
+  }
   if (args.backend == "etcd") {
     RealRunArgs real;
     real.request = request;
@@ -66,6 +74,7 @@ int run(const RunArgs& args) {
     real.allow_remote = args.allow_remote;
     real.out_dir = args.out_dir;
     real.force = args.force;
+    real.client_cmd = args.client_cmd;
     return run_real_backend(real, args.security);
   }
   if (const std::string given = etcd_only_options_given(args); !given.empty()) {
@@ -145,6 +154,13 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--user", args->security.user,
                   "With --endpoints: log in as NAME[:PASSWORD]; without :PASSWORD the password "
                   "comes from $LOCKSTEP_ETCD_PASSWORD");
+  cmd->add_option("--option", args->options,
+                  "An algorithm option, NAME=INTEGER (repeatable; see `lockstep list`)");
+  cmd->add_option("--client-cmd", args->client_cmd,
+                  "With --backend etcd: run every client as this command (by /bin/sh -c), your "
+                  "own lock code speaking lockstep's client protocol; --algorithm names the "
+                  "algorithm it implements (see docs/external-clients.md)")
+      ->check(non_empty());
   cmd->callback([&commands, args] { commands.action = [args] { return run(*args); }; });
 }
 

@@ -56,10 +56,32 @@ constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
 }  // namespace
 
-std::string real_files_taken(const std::filesystem::path& dir) {
+std::string real_files_taken(const std::filesystem::path& dir, int external_clients) {
   static constexpr const char* kRealRunFiles[] = {"history.jsonl", "verdict.json", "report.html"};
-  return files_taken(dir, kRealRunFiles);
+  if (auto err = files_taken(dir, kRealRunFiles); !err.empty()) return err;
+  for (int i = 0; i < external_clients; ++i) {
+    const auto path = dir / ("client-" + std::to_string(i) + ".stderr");
+    if (std::filesystem::exists(path)) return path.string() + " exists (give --force to overwrite it)";
+  }
+  return {};
 }
+
+namespace {
+
+// Each external client's stderr, as client-N.stderr.
+std::string write_client_stderr(const std::filesystem::path& dir, const RealRunOutcome& outcome) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
+  for (const auto& [client, text] : outcome.client_stderr) {
+    std::ofstream out(dir / (client + ".stderr"), std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return "cannot write " + (dir / (client + ".stderr")).string();
+  }
+  return {};
+}
+
+}  // namespace
 
 std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
                              const RealRunOutcome& outcome, bool overwrite) {
@@ -86,7 +108,12 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
                         {"cluster", config.backend.endpoints.empty() ? "local" : "external"},
                         {"key_prefix", escape_bytes(outcome.key_prefix)},
                         {"interrupted", outcome.interrupted}};
+  if (!config.backend.client_cmd.empty()) {
+    verdict["backend"]["client_cmd"] = config.backend.client_cmd;
+    if (!outcome.bad_client.empty()) verdict["backend"]["bad_client"] = outcome.bad_client;
+  }
   if (auto err = write("verdict.json", verdict.dump(2) + "\n"); !err.empty()) return err;
+  if (auto err = write_client_stderr(dir, outcome); !err.empty()) return err;
   // The report as a simulated run's, with the backend where a scenario would stand.
   return reports::write_report(reports::RunFiles{outcome.result.history, verdict, nullptr}, dir / "report.html");
 }
@@ -99,7 +126,8 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
   }
   // Before the cluster starts: a refusal after the run would lose it.
   if (!args.out_dir.empty() && !args.force)
-    if (auto err = real_files_taken(args.out_dir); !err.empty()) {
+    if (auto err = real_files_taken(args.out_dir, args.client_cmd.empty() ? 0 : args.request.clients);
+        !err.empty()) {
       std::cerr << "lockstep run: " << err << "\n";
       return kExitBadInput;
     }
@@ -107,6 +135,7 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
   backend.endpoints = args.endpoints;
   backend.allow_remote = args.allow_remote;
   backend.etcd_binary = args.etcd_bin;
+  backend.client_cmd = args.client_cmd;
   RealRunConfig config;
   if (auto err = expand_real_run_request(args.request, backend, config); !err.empty()) {
     std::cerr << "lockstep run: " << err << "\n";
@@ -131,6 +160,11 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
   }
   if (!outcome.error.empty()) {
     std::cerr << "lockstep run: " << outcome.error << "\n";
+    // A client that could not even answer hello: what it said on stderr is the clue.
+    if (!args.out_dir.empty() && !outcome.client_stderr.empty()) {
+      if (auto err = write_client_stderr(args.out_dir, outcome); err.empty())
+        std::cerr << "  its stderr: " << args.out_dir << "/client-N.stderr\n";
+    }
     return outcome.interrupted ? kExitInterrupted : kExitBadInput;
   }
   const RunResult& result = outcome.result;
@@ -157,6 +191,11 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     std::cout << "  wrote " << args.out_dir << "/{history.jsonl,verdict.json,report.html}\n";
   }
   if (outcome.interrupted) return kExitInterrupted;
+  if (!outcome.bad_client.empty()) {
+    // The protocol broke: no check's verdict stands for the lock.
+    std::cerr << "lockstep run: bad client: " << outcome.bad_client << "\n";
+    return kExitBadInput;
+  }
   return violated ? kExitViolated : unknown ? kExitUnknown : kExitOk;
 }
 #endif  // LOCKSTEP_HAVE_REAL_ETCD

@@ -21,16 +21,19 @@ struct RealRunArgs {
   bool allow_remote = false;
   std::string out_dir;
   bool force = false;
+  std::string client_cmd;  // non-empty: external lock clients (docs/external-clients.md)
 };
 
-// Exit codes as `lockstep run`: 0 every check ok, 1 a check violated, 2 bad input or the
-// cluster could not be started/reached, 3 a check unknown; 130 when interrupted (Ctrl-C).
+// Exit codes as `lockstep run`: 0 every check ok, 1 a check violated, 2 bad input, a bad
+// external client, or the cluster could not be started/reached, 3 a check unknown; 130 when
+// interrupted (Ctrl-C).
 int run_real_backend(const RealRunArgs& args);
 
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
 // The files of one real run in `dir`: history.jsonl, verdict.json (with the backend in place
-// of a replay command) and report.html. Empty when none of them exists in `dir` / an error.
-std::string real_files_taken(const std::filesystem::path& dir);
+// of a replay command) and report.html, and with external clients each one's stderr
+// (client-N.stderr). Empty when none of them exists in `dir` / an error.
+std::string real_files_taken(const std::filesystem::path& dir, int external_clients = 0);
 std::string write_real_files(const std::filesystem::path& dir, const RealRunConfig& config,
                              const RealRunOutcome& outcome, bool overwrite);
 #endif

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "lockstep/algorithms/registry.h"
+#include "lockstep/real_run/client_control.h"
 #include "lockstep/real_run/history_log.h"
 #include "lockstep/real_run/resource.h"
 #include "lockstep/harness/run_config.h"
@@ -53,33 +54,33 @@ struct RealClientSetup {
   std::string guarded_data_key;
 };
 
-class RealClient {
+class RealClient final : public RealClientControl {
  public:
   explicit RealClient(RealClientSetup setup);
   ~RealClient();
   RealClient(const RealClient&) = delete;
   RealClient& operator=(const RealClient&) = delete;
 
-  const std::string& name() const { return setup_.name; }
+  const std::string& name() const override { return setup_.name; }
 
   // Starts the thread and its gRPC client (not yet the workload). Fails when the client
   // cannot be created (bad endpoint).
   Result<void> start();
-  bool start_workload();
+  bool start_workload() override;
 
-  bool pause();
-  bool resume();
-  bool crash();
-  bool restart();
-  bool jump_clock(Duration delta, bool monotonic, bool wall);
+  bool pause() override;
+  bool resume() override;
+  bool crash() override;
+  bool restart() override;
+  bool jump_clock(Duration delta, bool monotonic, bool wall) override;
   // rate: local seconds per real second (1.0 = nominal).
-  bool set_clock_rate(double rate, bool monotonic, bool wall);
-  bool set_lease_drop(bool dropping);
-  bool request_stop();
+  bool set_clock_rate(double rate, bool monotonic, bool wall) override;
+  bool set_lease_drop(bool dropping) override;
+  bool request_stop() override;
   // True when the workload task has ended (or the thread has).
-  bool workload_done();
+  bool workload_done() override;
 
-  std::exception_ptr failure();
+  std::exception_ptr failure() override;
 
  private:
   struct State;  // lives on the client's thread

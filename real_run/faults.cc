@@ -50,25 +50,36 @@ Task<Result<std::int64_t>> compact_at(KvClient* kv, std::int64_t revision) {
 
 }  // namespace
 
-std::vector<std::string> real_fault_classes(bool local_cluster) {
-  const auto& supported = local_cluster ? local_classes() : external_classes();
+namespace {
+
+bool supports(const std::string& fault_class, bool local_cluster, bool external_clients) {
+  // External client processes: lockstep cannot set another process's clock, nor drop the
+  // keep-alives inside its etcd client (docs/external-clients.md).
+  if (external_clients && (fault_class == "clock" || fault_class == "lease-drop")) return false;
+  return (local_cluster ? local_classes() : external_classes()).count(fault_class) > 0;
+}
+
+}  // namespace
+
+std::vector<std::string> real_fault_classes(bool local_cluster, bool external_clients) {
   std::vector<std::string> out;
   for (const auto& c : sim::fault_catalogue())
-    if (supported.count(c.name)) out.push_back(c.name);
+    if (supports(c.name, local_cluster, external_clients)) out.push_back(c.name);
   return out;
 }
 
-std::string check_real_fault_classes(const std::set<std::string>& classes, bool local_cluster) {
-  const auto& supported = local_cluster ? local_classes() : external_classes();
+std::string check_real_fault_classes(const std::set<std::string>& classes, bool local_cluster,
+                                     bool external_clients) {
   std::vector<std::string> refused;
   for (const auto& c : sim::fault_catalogue())
-    if (classes.count(c.name) && !supported.count(c.name)) refused.push_back(c.name);
+    if (classes.count(c.name) && !supports(c.name, local_cluster, external_clients)) refused.push_back(c.name);
   if (refused.empty()) return {};
   std::string names, ok;
   for (const auto& r : refused) names += (names.empty() ? "" : ", ") + r;
-  for (const auto& s : real_fault_classes(local_cluster)) ok += (ok.empty() ? "" : ", ") + s;
+  for (const auto& s : real_fault_classes(local_cluster, external_clients)) ok += (ok.empty() ? "" : ", ") + s;
   return "the real etcd backend" +
          std::string(local_cluster ? "" : " with --endpoints (an existing cluster)") +
+         std::string(external_clients ? " with external clients (--client-cmd)" : "") +
          " does not support the fault class" + (refused.size() > 1 ? "es " : " ") + names +
          " (supported: " + ok + "; the simulator supports them all)";
 }
@@ -142,7 +153,7 @@ int RealFaultInjector::member_index(const std::string& name) const {
   return i >= 0 && i < t_.cluster->size() ? i : -1;
 }
 
-RealClient* RealFaultInjector::client(const std::string& name) const {
+RealClientControl* RealFaultInjector::client(const std::string& name) const {
   auto it = t_.clients.find(name);
   return it == t_.clients.end() ? nullptr : it->second;
 }
@@ -152,7 +163,7 @@ std::vector<std::string> RealFaultInjector::apply_process(const sim::FaultSpec& 
   for (const auto& target : f.targets) {
     const std::string key = f.kind + "/" + target;
     const int m = member_index(target);
-    RealClient* c = client(target);
+    RealClientControl* c = client(target);
     if (m < 0 && !c) {
       skipped.push_back(target + ": not a process the real backend can " +
                         (f.kind == "lease-drop" ? "drop keep-alives of" : f.kind));
@@ -334,7 +345,7 @@ void RealFaultInjector::heal_all() {
     const std::string kind = key.substr(0, slash);
     const std::string target = key.substr(slash + 1);
     const int m = member_index(target);
-    RealClient* c = client(target);
+    RealClientControl* c = client(target);
     if (kind == "pause") {
       if (c) c->resume();
       if (m >= 0) (void)t_.cluster->resume(m);

@@ -11,6 +11,8 @@
 //   compaction     a Compact call at the current (or the given) revision
 //   lease-drop     the client's keep-alives are dropped (KeepAliveDropper)
 // With --endpoints (someone else's cluster): pause, crash, clock and lease-drop on clients.
+// External clients (processes, docs/external-clients.md): pause is SIGSTOP of the process
+// group, crash SIGKILL and a fresh process; no clock or lease-drop.
 // Not supported: delay, loss, duplicate, reorder, slow-revoke (and any fault on `resource`,
 // or a clock fault on a member): a whole class is refused up front; a spec that names a
 // target the backend cannot touch is recorded with "skipped" and the reason, as the
@@ -38,15 +40,17 @@ class LocalCluster;
 class LinkProxy;
 }  // namespace real
 
-// The classes the real backend supports, in catalogue order.
-std::vector<std::string> real_fault_classes(bool local_cluster);
+// The classes the real backend supports, in catalogue order (with external client processes:
+// not clock or lease-drop).
+std::vector<std::string> real_fault_classes(bool local_cluster, bool external_clients = false);
 // Empty, or a message naming the classes it does not support and listing those it does.
-std::string check_real_fault_classes(const std::set<std::string>& classes, bool local_cluster);
+std::string check_real_fault_classes(const std::set<std::string>& classes, bool local_cluster,
+                                     bool external_clients = false);
 
 struct RealFaultTargets {
   real::LocalCluster* cluster = nullptr;  // null: an existing cluster (no member faults)
   real::LinkProxy* proxy = nullptr;       // null: no partitions
-  std::map<std::string, RealClient*> clients;
+  std::map<std::string, RealClientControl*> clients;
   std::vector<std::string> endpoints;     // direct, for compaction
   std::string key_prefix;
   Duration call_deadline = seconds(2);
@@ -89,7 +93,7 @@ class RealFaultInjector {
 
  private:
   int member_index(const std::string& name) const;  // -1 when not a member
-  RealClient* client(const std::string& name) const;
+  RealClientControl* client(const std::string& name) const;
   // Applies the process fault edge to each target; returns the reasons targets were skipped.
   std::vector<std::string> apply_process(const sim::FaultSpec& f, bool start);
   // partition, delay and loss: on the link proxies between clients and members and between

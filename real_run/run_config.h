@@ -25,6 +25,10 @@ struct RealBackendOptions {
   // (locks, guarded data) lives under it.
   std::string key_prefix;
   Duration start_timeout = seconds(30);  // local cluster health at start
+  // Non-empty: every client is this command (run by /bin/sh -c), an external lock client
+  // speaking the client protocol (docs/external-clients.md), instead of the algorithm's C++
+  // code; run.algorithm then names the algorithm it implements (what the checks expect).
+  std::string client_cmd;
 };
 
 struct RealRunConfig {

@@ -19,7 +19,9 @@ std::string expand_real_run_request(const RunRequest& request, const RealBackend
   if (!local) sim_request.members = 1;
   RealRunConfig config;
   if (auto err = expand_run_request(sim_request, config.run); !err.empty()) return err;
-  if (auto err = check_real_fault_classes(config.run.fault_classes, local); !err.empty()) return err;
+  if (auto err = check_real_fault_classes(config.run.fault_classes, local, !backend.client_cmd.empty());
+      !err.empty())
+    return err;
   if (local) {
     config.run.etcd.members = request.members;
   } else {

@@ -10,6 +10,7 @@
 #include "lockstep/harness/checks.h"
 #include "lockstep/real_run/client.h"
 #include "lockstep/real_run/cluster.h"
+#include "lockstep/real_run/external_client.h"
 #include "lockstep/real_etcd/server_version.h"
 #include "lockstep/real_run/faults.h"
 #include "lockstep/real_run/history_log.h"
@@ -99,8 +100,13 @@ std::string validate_real_run_config(const RealRunConfig& config) {
   if (config.run.workload.clients < 1) return "clients must be at least 1";
   std::set<std::string> classes = config.run.fault_classes;
   for (const auto& f : config.run.faults) classes.insert(f.kind);
-  if (auto err = check_real_fault_classes(classes, local); !err.empty()) return err;
-  if (!find_algorithm(config.run.algorithm)) return "unknown algorithm \"" + config.run.algorithm + "\"";
+  const bool external = !config.backend.client_cmd.empty();
+  if (auto err = check_real_fault_classes(classes, local, external); !err.empty()) return err;
+  const AlgorithmInfo* info = find_algorithm(config.run.algorithm);
+  if (!info) return "unknown algorithm \"" + config.run.algorithm + "\"";
+  if (external && info->capabilities.guarded_writes)
+    return "an external client cannot stand for " + info->name +
+           ": its critical section writes through etcd, which the client protocol has no call for";
   return {};
 }
 
@@ -122,8 +128,11 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   const int clients_n = run.workload.clients;
   out.key_prefix = unique_prefix(config);
 
-  auto opened = RealCluster::open(config.backend, run.etcd.members, clients_n, has_link_fault(run),
-                                  interrupt);
+  const bool external = !config.backend.client_cmd.empty();
+  // External clients always go through the link proxies: the endpoints they are given stay the
+  // same whatever the schedule.
+  auto opened = RealCluster::open(config.backend, run.etcd.members, clients_n,
+                                  has_link_fault(run) || external, interrupt);
   if (!opened) {
     out.error = opened.error().message;
     out.interrupted = interrupted(interrupt);
@@ -132,13 +141,15 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   std::unique_ptr<RealCluster> cluster = std::move(opened.value());
 
   RealHistoryLog log;
-  log.set_meta({{"seed", run.seed},
-                {"algorithm", run.algorithm},
-                {"backend", "etcd"},
-                {"cluster", cluster->local() ? "local" : "external"},
-                {"clients", clients_n},
-                {"members", cluster->members()},
-                {"key_prefix", escape_bytes(out.key_prefix)}});
+  nlohmann::json meta = {{"seed", run.seed},
+                         {"algorithm", run.algorithm},
+                         {"backend", "etcd"},
+                         {"cluster", cluster->local() ? "local" : "external"},
+                         {"clients", clients_n},
+                         {"members", cluster->members()},
+                         {"key_prefix", escape_bytes(out.key_prefix)}};
+  if (external) meta["client_cmd"] = config.backend.client_cmd;
+  log.set_meta(std::move(meta));
 
   auto start_revision =
       RealTruthWatcher::current_revision(cluster->direct_endpoints(), config.backend.call_deadline,
@@ -156,8 +167,31 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   LockSetup lock_setup;
   lock_setup.lock_name = run.lock_name;
   lock_setup.options = run.algorithm_options;
-  std::vector<std::unique_ptr<RealClient>> clients;
-  for (int i = 0; i < clients_n; ++i) {
+  std::vector<std::unique_ptr<RealClientControl>> clients;
+  std::vector<ExternalClient*> external_clients;
+  for (int i = 0; i < clients_n && external; ++i) {
+    ExternalClientSetup s;
+    s.name = "client-" + std::to_string(i);
+    s.command = config.backend.client_cmd;
+    s.endpoints = cluster->client_endpoints(i);
+    s.key_prefix = out.key_prefix;
+    s.lock_name = out.key_prefix + run.lock_name;
+    for (const auto& [option, value] : run.algorithm_options) s.options.emplace_back(option, value);
+    s.capabilities = info->capabilities;
+    s.workload = run.workload;
+    s.rng_seed = Rng(run.seed).fork("client").fork(static_cast<std::uint64_t>(i)).next_u64();
+    s.log = &log;
+    s.resource = &resource;
+    auto c = std::make_unique<ExternalClient>(std::move(s));
+    if (auto ok = c->start(); !ok) {
+      out.error = ok.error().message;
+      out.client_stderr[c->name()] = c->stderr_text();
+      return out;
+    }
+    external_clients.push_back(c.get());
+    clients.push_back(std::move(c));
+  }
+  for (int i = 0; i < clients_n && !external; ++i) {
     RealClientSetup s;
     s.name = "client-" + std::to_string(i);
     s.endpoints = cluster->client_endpoints(i);
@@ -202,6 +236,8 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
       if (auto e = c->failure()) {
         try {
           std::rethrow_exception(e);
+        } catch (const BadClientError& ex) {
+          out.bad_client = ex.what();
         } catch (const std::exception& ex) {
           client_failure = c->name() + " failed: " + ex.what();
         } catch (...) {
@@ -265,8 +301,11 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     if (!busy) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (client_failure.empty() && out.bad_client.empty()) check_clients();  // one that failed draining
   const double seconds_run =
       std::chrono::duration<double>(SteadyClock::now() - t0).count();
+  for (ExternalClient* c : external_clients) out.client_stderr[c->name()] = c->stderr_text();
+  external_clients.clear();
   clients.clear();  // joins every client thread; their tasks die first
   if (!truth.finish(seconds(5)))
     log.trace("etcd", Duration(0), "truth watcher: did not catch up with the end of the run");
@@ -276,7 +315,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   cluster.reset();  // stops and removes a local cluster
 
   out.interrupted = interrupted(interrupt);
-  if (!client_failure.empty()) {
+  if (!client_failure.empty() && out.bad_client.empty()) {
     out.error = client_failure;
     return out;
   }

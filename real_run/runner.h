@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <string>
 
 #include "lockstep/real_run/run_config.h"
@@ -27,6 +28,12 @@ namespace lockstep {
 struct RealRunOutcome {
   RunResult result;     // valid when error is empty
   std::string error;    // the run could not be made (no etcd, bad endpoint, ...)
+  // An external client broke the protocol (naming the client and its line). The run stopped
+  // there; result holds the history so far (the client's open operation ended as `info`) and
+  // its checks.
+  std::string bad_client;
+  // External clients: what each wrote to stderr, by client name.
+  std::map<std::string, std::string> client_stderr;
   bool interrupted = false;  // stopped early by `interrupt`; the result covers what ran
   std::string key_prefix;
 };

@@ -1,0 +1,137 @@
+#include "lockstep/real_run/client_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+namespace lockstep::real {
+
+namespace {
+
+std::string line_of(const nlohmann::json& j) { return j.dump() + "\n"; }
+
+Error bad(const std::string& what) { return Error(ErrorCode::invalid_argument, what); }
+
+// Reads an optional integer field; an error names it when it is there but no integer.
+Result<std::optional<std::int64_t>> integer_field(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return std::optional<std::int64_t>{};
+  if (!it->is_number_integer()) return bad(std::string("\"") + name + "\" must be an integer");
+  return std::optional<std::int64_t>{it->get<std::int64_t>()};
+}
+
+Result<std::optional<std::string>> string_field(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return std::optional<std::string>{};
+  if (!it->is_string()) return bad(std::string("\"") + name + "\" must be a string");
+  return std::optional<std::string>{it->get<std::string>()};
+}
+
+Result<ClientLine> parse_answer(const nlohmann::json& j) {
+  auto id = integer_field(j, "id");
+  if (!id) return id.error();
+  if (!id.value() || *id.value() <= 0) return bad("\"id\" must be a positive integer");
+  auto type = string_field(j, "type");
+  if (!type) return type.error();
+  if (!type.value()) return bad("an answer needs \"type\" (ok, fail or info)");
+  ClientAnswer a;
+  a.id = *id.value();
+  const std::string& t = *type.value();
+  if (t == "ok") {
+    a.type = AnswerType::ok;
+  } else if (t == "fail") {
+    a.type = AnswerType::fail;
+  } else if (t == "info") {
+    a.type = AnswerType::info;
+  } else {
+    return bad("unknown \"type\" \"" + t + "\" (expected ok, fail or info)");
+  }
+  auto protocol = integer_field(j, "protocol");
+  auto token = integer_field(j, "token");
+  auto lease = integer_field(j, "lease");
+  auto key = string_field(j, "key");
+  auto reason = string_field(j, "reason");
+  if (!protocol) return protocol.error();
+  if (!token) return token.error();
+  if (!lease) return lease.error();
+  if (!key) return key.error();
+  if (!reason) return reason.error();
+  a.protocol = protocol.value();
+  a.token = token.value();
+  a.lease = lease.value();
+  a.key = key.value();
+  a.reason = reason.value().value_or("");
+  return ClientLine{a};
+}
+
+Result<ClientLine> parse_call(const nlohmann::json& j) {
+  auto call = string_field(j, "call");
+  if (!call) return call.error();
+  ResourceCall c;
+  if (*call.value() == "read") {
+    c.write = false;
+  } else if (*call.value() == "write") {
+    c.write = true;
+  } else {
+    return bad("unknown \"call\" \"" + *call.value() + "\" (expected read or write)");
+  }
+  auto token = integer_field(j, "token");
+  if (!token) return token.error();
+  c.token = token.value();
+  if (c.write) {
+    auto value = integer_field(j, "value");
+    if (!value) return value.error();
+    if (!value.value()) return bad("a write needs \"value\" (an integer)");
+    c.value = *value.value();
+  }
+  return ClientLine{c};
+}
+
+}  // namespace
+
+std::string hello_line(std::int64_t id, const ClientHello& hello) {
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [name, value] : hello.options) options[name] = value;
+  return line_of({{"id", id},
+                  {"op", "hello"},
+                  {"protocol", kClientProtocolVersion},
+                  {"client", hello.client},
+                  {"endpoints", hello.endpoints},
+                  {"key_prefix", hello.key_prefix},
+                  {"lock_name", hello.lock_name},
+                  {"options", options}});
+}
+
+std::string acquire_line(std::int64_t id, bool shared, Duration timeout) {
+  return line_of({{"id", id},
+                  {"op", "acquire"},
+                  {"mode", shared ? "shared" : "exclusive"},
+                  {"timeout_ms", std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()}});
+}
+
+std::string critical_section_line(std::int64_t id, bool write) {
+  return line_of({{"id", id}, {"op", "critical_section"}, {"write", write}});
+}
+
+std::string release_line(std::int64_t id) { return line_of({{"id", id}, {"op", "release"}}); }
+
+std::string resource_answer_line(bool write, bool accepted, std::int64_t value,
+                                 const std::string& reason) {
+  nlohmann::json j = {{"call", write ? "write" : "read"}, {"type", accepted ? "ok" : "fail"}};
+  if (!accepted) {
+    j["reason"] = reason;
+  } else if (!write) {
+    j["value"] = value;
+  }
+  return line_of(j);
+}
+
+Result<ClientLine> parse_client_line(const std::string& line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  const bool has_id = j.contains("id"), has_call = j.contains("call");
+  if (has_id && has_call) return bad("a line is an answer (\"id\") or a resource call (\"call\"), not both");
+  if (has_call) return parse_call(j);
+  if (has_id) return parse_answer(j);
+  return bad("neither an answer (\"id\") nor a resource call (\"call\")");
+}
+
+}  // namespace lockstep::real
