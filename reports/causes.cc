@@ -30,14 +30,11 @@ bool can_stop_renewal(const FaultBand& f, const std::string& client,
         if (a != b && f.on_link(a, b)) return true;
     return false;
   }
+  // A process fault counts when it names this client or a member it reached the leader
+  // through, whatever else it names (several clients paused at once); one on other clients
+  // alone does not.
   bool names_ours = false;
-  for (const auto& p : f.processes) {
-    if (p == client || members.count(p)) {
-      names_ours = true;
-    } else if (!is_member(p)) {
-      return false;  // a fault on another client's traffic
-    }
-  }
+  for (const auto& p : f.processes) names_ours = names_ours || p == client || members.count(p) > 0;
   if (!names_ours) return false;
   // A member's clock decides expiry only on the leader (passed in `members` too); a client's
   // own clock decides when it sends keep-alives.

@@ -35,6 +35,10 @@ const std::map<std::string, ExpectedCause>& expected_causes() {
       // etcd-mutex-3.4 granted it without looking at its key again (etcd issue 11456).
       {"etcd-mutex-3.4-waiter-lease-expired-while-waiting",
        {"mutex", "grantee-key-gone", "client-2", "lease-drop client-2", ""}},
+      // The same with both waiters paused (a fault an external client can get): client-2's
+      // lease expired while it was paused, and the 3.4 Mutex granted it without its key.
+      {"etcd-mutex-3.4-waiters-paused-past-their-lease",
+       {"mutex", "grantee-key-gone", "client-2", "pause client-2", ""}},
       // No client fault: member-2, the leader, was paused and deposed; on resume its lessor
       // revoked client-1's lease, which the new leader had kept alive (etcd issue 15247).
       {"etcd-mutex-deposed-leader-revokes-held-lease",

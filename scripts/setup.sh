@@ -13,6 +13,9 @@ packages=(
   catch2 librapidcheck-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   etcd-server etcd-client openssl libgoogle-perftools-dev ccache python3 python3-yaml
+  # The external-client adapters (clients/): etcd's Go client 3.4.23 as Debian ships it, and
+  # Node for the npm package etcd3 (npm comes with the machine's nodejs, or below).
+  golang-go golang-etcd-server-dev nodejs
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -24,6 +27,11 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || as_root=(sudo)
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! command -v npm >/dev/null; then  # Debian's nodejs comes without it
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
 fi
 
 # ccache: CI runs on the machine the session used, and its cache stays warm between the two,
