@@ -42,7 +42,9 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
     std::string taken = run_directory_taken(args.out_dir);
     for (int i = 1; taken.empty() && i <= args.runs; ++i)
       taken = real_files_taken(std::filesystem::path(args.out_dir) / ("real-" + std::to_string(i)),
-                               args.client_cmd.empty() ? 0 : scenario.config.workload.clients);
+                               args.client_cmd.empty() && scenario.client_cmd.empty()
+                                   ? 0
+                                   : scenario.config.workload.clients);
     if (!taken.empty()) {
       std::cerr << "lockstep replay: " << taken << "\n";
       return kExitBadInput;
@@ -55,7 +57,9 @@ int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
   real.allow_remote = args.allow_remote;
   real.members = args.members;
   real.faults_by_name = args.faults_by_name;
-  real.client_cmd = args.client_cmd;
+  real.client_cmd = args.client_cmd.empty() ? scenario.client_cmd : args.client_cmd;
+  if (args.client_cmd.empty() && !scenario.client_cmd.empty())
+    std::cout << "clients: the scenario's client_cmd, run by /bin/sh -c: " << scenario.client_cmd << "\n";
   std::cout << "lockstep replay " << args.file << " on a real etcd, " << args.runs << " run"
             << (args.runs == 1 ? "" : "s") << "\n";
   const ReplayOutcome simulated = replay_scenario(scenario);
@@ -116,6 +120,9 @@ int replay(const ReplayArgs& args) {
       std::cerr << "lockstep replay: " << err << "\n";
       return kExitBadInput;
     }
+  if (!scenario.client_cmd.empty())
+    std::cout << "note: the scenario's client_cmd runs only on a real etcd (--backend etcd); the "
+                 "simulator runs " << scenario.config.algorithm << "\n";
   ReplayOutcome outcome = replay_scenario(scenario);
   for (int i = 1; i < args.runs; ++i) {
     const ReplayOutcome again = replay_scenario(scenario);

@@ -69,7 +69,15 @@ granted "$work/node-etcd3/history.jsonl" exclusive
 
 # etcd issue 11456 in etcd's own Go Mutex, and in the C++ port, on the same schedule.
 scenario="$src/scenarios/etcd-mutex-3.4-waiters-paused-past-their-lease.json"
-run go-mutex-11456 1 replay "$scenario" --backend etcd --runs 1 --client-cmd "$bin/go-mutex"
+# The Go run names its clients in a copy of the scenario (client_cmd), as a user would.
+python3 - "$scenario" "$work/go-mutex-11456.json" "$bin/go-mutex" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["client_cmd"] = sys.argv[3]
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+run go-mutex-11456 1 replay "$work/go-mutex-11456.json" --backend etcd --runs 1
+grep -q "clients: the scenario's client_cmd" "$work/go-mutex-11456.out" || fail "the replay did not say it runs the scenario's client_cmd"
 grep -q "real run 1: mutex violated (reproduced)" "$work/go-mutex-11456.out" ||
   fail "the Go Mutex did not break mutual exclusion: $(cat "$work/go-mutex-11456.out")"
 run port-11456 1 replay "$scenario" --backend etcd --runs 1

@@ -349,6 +349,11 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
                                   ", the file is version " + std::to_string(version)};
   s.description.clear();
   if (f.has("description")) s.description = f.string("description");
+  s.client_cmd.clear();
+  if (f.has("client_cmd")) {
+    s.client_cmd = f.string("client_cmd");
+    if (s.client_cmd.empty()) throw BadField{"client_cmd", "expected a non-empty command"};
+  }
   if (f.has("expect")) {
     parse_expect(Fields(f.get("expect", "an object"), "expect"), s);
   } else {
@@ -413,6 +418,7 @@ ojson scenario_ordered(const Scenario& s) {
   j["format"] = kScenarioFormat;
   j["version"] = kScenarioVersion;
   if (!s.description.empty()) j["description"] = s.description;
+  if (!s.client_cmd.empty()) j["client_cmd"] = s.client_cmd;
   ojson expect = ojson::object();
   if (!c.expected_verdict.empty()) expect["verdict"] = c.expected_verdict;
   if (!s.expected_history_hash.empty()) expect["history_hash"] = s.expected_history_hash;

@@ -35,6 +35,10 @@ struct Scenario {
   // are pinned apart, in harness/testdata/scenario_hashes.golden, and checked on every build
   // type by the determinism test); a run's own scenario.json pins it.
   std::string expected_history_hash;
+  // A command to run as every client when the scenario is replayed on a real etcd: someone's
+  // own lock code, speaking the client protocol (docs/external-clients.md); config.algorithm is
+  // the algorithm it implements. Empty: the algorithm's own code. The simulator ignores it.
+  std::string client_cmd;
 
 };
 

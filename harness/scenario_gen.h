@@ -143,7 +143,7 @@ inline rc::Gen<RunConfig> gen_run_config(const ScenarioGenOptions& o) {
 // How rapidcheck prints a counterexample: the scenario file to save and replay.
 inline void showValue(const RunConfig& config, std::ostream& os) {
   os << "scenario (save it as a file and run `lockstep replay FILE`):\n"
-     << scenario_to_text(Scenario{config, "", ""});
+     << scenario_to_text(Scenario{config, "", "", ""});
 }
 
 }  // namespace lockstep

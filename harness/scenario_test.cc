@@ -139,6 +139,8 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
        "scenario.json: workload.shared_percent: expected an integer <= 100"},
       {[](J& j) { j.erase("seed"); },
        "scenario.json: seed: missing (expected an integer >= 0)"},
+      {[](J& j) { j["client_cmd"] = ""; }, "scenario.json: client_cmd: expected a non-empty command"},
+      {[](J& j) { j["client_cmd"] = 3; }, "scenario.json: client_cmd: expected a string"},
       {[](J& j) { j["seed"] = -1; },
        "scenario.json: seed: expected an integer between 0 and 18446744073709551615"},
       {[](J& j) { j["format"] = "lockstep-history"; },
@@ -253,6 +255,7 @@ TEST_CASE("a scenario file is written readably - refuses to overwrite - and read
   Scenario s;
   s.config = unusual_config();
   s.description = "pause the holder past its lease";
+  s.client_cmd = "python3 my_lock.py --ttl 5";
   s.expected_history_hash = "0123456789abcdef";
   const auto path = dir.path / "s.json";
   REQUIRE(save_scenario_file(path, s, false) == "");
@@ -260,6 +263,7 @@ TEST_CASE("a scenario file is written readably - refuses to overwrite - and read
   Scenario back;
   REQUIRE(load_scenario_file(path, back) == "");
   REQUIRE(back.description == s.description);
+  REQUIRE(back.client_cmd == s.client_cmd);
   REQUIRE(back.expected_history_hash == s.expected_history_hash);
   REQUIRE(run_config_difference(back.config, s.config) == "");
   // One fault per line.
@@ -344,7 +348,7 @@ TEST_CASE("a config with times finer than the format's units is refused - not ro
   REQUIRE(scenario_representable(c) == "workload.think_time is not a whole number of milliseconds");
   REQUIRE_THROWS_AS(run_config_to_json(c), std::invalid_argument);
   TempDir dir("fine");
-  REQUIRE(save_scenario_file(dir.path / "x.json", Scenario{c, "", ""}, false)
+  REQUIRE(save_scenario_file(dir.path / "x.json", Scenario{c, "", "", ""}, false)
               .find("cannot be written exactly") != std::string::npos);
 }
 

@@ -27,8 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   lockstep::Scenario back;
   const std::string reread =
       lockstep::scenario_from_text(lockstep::scenario_to_text(scenario), "again", back);
-  const std::string difference =
+  std::string difference =
       reread.empty() ? lockstep::run_config_difference(scenario.config, back.config) : "";
+  if (reread.empty() && back.client_cmd != scenario.client_cmd) difference += "client_cmd";
   if (!reread.empty() || !difference.empty()) {
     std::fprintf(stderr, "round trip failed: %s%s\n", reread.c_str(), difference.c_str());
     std::abort();
