@@ -83,4 +83,15 @@ grep -q "real run 1: mutex violated (reproduced)" "$work/go-mutex-11456.out" ||
 run port-11456 1 replay "$scenario" --backend etcd --runs 1
 grep -q "real run 1: mutex violated (reproduced)" "$work/port-11456.out" ||
   fail "the C++ port did not break mutual exclusion: $(cat "$work/port-11456.out")"
+# A client that breaks the protocol mid-run: exit 2 ("bad client", not a verdict), an error
+# naming the client and its line, the history and the client's stderr kept.
+bad='read l; echo "{\"id\":1,\"type\":\"ok\",\"protocol\":1}"; read l; echo "{\"id\":9,\"type\":\"ok\"}"; sleep 31.25'
+run bad-client 2 run --backend etcd --members 1 --clients 2 --duration 2 --algorithm etcd-mutex --client-cmd "$bad"
+grep -q "bad client: client-.: answers request 9, but the open request is 2: line 2 of its output" "$work/bad-client.out" ||
+  fail "no bad-client message: $(cat "$work/bad-client.out")"
+for f in history.jsonl verdict.json client-0.stderr client-1.stderr; do
+  [ -f "$work/bad-client/$f" ] || fail "bad-client: $f not written"
+done
+grep -q '"bad_client"' "$work/bad-client/verdict.json" || fail "bad-client: verdict.json does not say bad_client"
+! pgrep -f "sleep 31.25" >/dev/null || fail "bad-client: a client process is still running"
 echo "adapters_test: all passed"

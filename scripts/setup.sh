@@ -57,3 +57,6 @@ for t in "${types[@]}"; do
     "${launcher[@]}" >/dev/null
   cmake --build "build/$t" -j "$jobs"
 done
+# The external-client adapters (clients/README.md): Go binaries in build/clients, the Node
+# adapter's npm packages (pinned by its package-lock.json) in clients/node-etcd3/node_modules.
+bash clients/build.sh build/clients >/dev/null
