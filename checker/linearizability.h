@@ -223,7 +223,10 @@ const char* verdict_name(LinVerdict v);
 // Limits for one check (all partitions together). Zero means no limit.
 struct Budget {
   double time_seconds = 0;
-  std::size_t memory_bytes = 0;
+  std::size_t memory_bytes = 0;  // per partition's search
+  // Partitions searched at once, each on a thread of its own (`lockstep check` of one file on
+  // several cores). 1: on the calling thread, as the simulator's checks must (no threads there).
+  unsigned threads = 1;
 };
 
 // Why a history is not linearizable: the longest linearizable prefix the search found (in

@@ -90,9 +90,11 @@ int run_check_command(const CheckOptions& options, std::ostream& out, std::ostre
     err << "lockstep check: " << inputs[0].path << ": " << *inputs[0].error << "\n";
     return kExitBadInput;
   }
-  if (one_file && !options.json) return check_one(inputs[0].path, file_options, out, err);
   unsigned jobs = options.jobs;
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  // The cores go to the files; a file alone gets them for its partitions.
+  file_options.budget.threads = inputs.size() == 1 ? jobs : 1;
+  if (one_file && !options.json) return check_one(inputs[0].path, file_options, out, err);
   return check_many(inputs, file_options, jobs, options.json, out, err);
 }
 
@@ -115,7 +117,8 @@ void add_check_options(CLI::App& app, CheckOptions& options) {
                  "MiB of search state per file before its answer is unknown (0: none)")
       ->capture_default_str()
       ->check(finite_between(0, 1048576));
-  app.add_option("--jobs", options.jobs, "files checked at once (default: all cores)")
+  app.add_option("--jobs", options.jobs,
+                 "files checked at once, or a single file's partitions (default: all cores)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--json", options.json, "print one JSON document (per-file results and a summary)");
 }

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "lockstep/checker/history_file_check.h"
 #include "lockstep/checker/history_ops.h"
 #include "lockstep/checker/linearizability_check.h"
 #include "lockstep/kv_json/etcd_json.h"
@@ -318,6 +319,32 @@ TEST_CASE("the command detects the format and defaults the model") {
   o.files = {kPorcupineDataDir + "/kv/c01-ok.txt"};
   CHECK(run_check_command(o, out, err) == 0);
   CHECK(err.str().empty());
+}
+
+// One file's partitions on several threads: the same verdicts, every partition decided the
+// same way when the history is linearizable, a witness from a partition that is not otherwise.
+TEST_CASE("a single file's partitions on two threads give the verdicts of one") {
+  for (const char* name : {"c10-ok", "c10-bad", "c50-ok", "c50-bad"}) {
+    INFO(name);
+    HistoryFileOptions one, two;
+    two.budget.threads = 2;
+    const std::string path = kPorcupineDataDir + "/kv/" + name + ".txt";
+    const HistoryFileCheck a = check_history_file(path, one);
+    const HistoryFileCheck b = check_history_file(path, two);
+    REQUIRE(a.result);
+    REQUIRE(b.result);
+    CHECK(a.result->verdict == b.result->verdict);
+    CHECK(a.result->partitions == b.result->partitions);
+    if (a.result->verdict == LinVerdict::linearizable) {
+      CHECK(a.result->states_explored == b.result->states_explored);
+    } else {
+      REQUIRE(b.result->witness);
+      bool refuted = false;
+      for (const auto& p : b.result->per_partition)
+        refuted = refuted || (p.name == b.result->witness->partition && p.verdict == LinVerdict::not_linearizable);
+      CHECK(refuted);
+    }
+  }
 }
 
 }  // namespace lockstep::cli
