@@ -9,6 +9,7 @@
 
 #include "lockstep/bench/checker_bench.h"
 #include "lockstep/bench/sim_bench.h"
+#include "lockstep/cli/bench_etcd.h"
 #include "lockstep/cli/commands.h"
 
 namespace lockstep::cli {
@@ -22,9 +23,16 @@ struct BenchArgs {
   int kv_clients = 16;
   std::string checker_data;
   bool no_checker = false;
+  std::string backend = "sim";
+  EtcdBenchArgs etcd;
 };
 
 int bench_main(const BenchArgs& args) {
+  if (args.backend == "etcd") {
+    EtcdBenchArgs etcd = args.etcd;
+    etcd.json = args.json;
+    return bench_etcd_main(etcd);
+  }
   SimBenchOptions o;
   o.standard_seeds = args.seeds;
   o.kv_simulated_seconds = args.kv_seconds;
@@ -74,6 +82,19 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
                   "Porcupine test data for the checker figures (default: the source tree's)")
       ->check(non_empty());
   cmd->add_flag("--no-checker", a->no_checker, "Skip the checker figures");
+  cmd->add_option("--backend", a->backend,
+                  "sim: the simulator's and checker's figures; etcd: lock+unlock cycles on a local "
+                  "real etcd, lockstep's etcd-mutex against etcd's Go Mutex")
+      ->check(CLI::IsMember({"sim", "etcd"}))
+      ->capture_default_str();
+  cmd->add_option("--seconds", a->etcd.seconds, "With --backend etcd: seconds of load per case")
+      ->check(finite_between(0.5, 3600))
+      ->capture_default_str();
+  cmd->add_option("--go-client", a->etcd.go_client,
+                  "With --backend etcd: the go-mutex adapter (default: build/clients/go-mutex)")
+      ->check(non_empty());
+  cmd->add_option("--etcd-bin", a->etcd.etcd_bin, "With --backend etcd: the etcd binary")
+      ->check(non_empty());
   cmd->callback([&commands, a] { commands.action = [a] { return bench_main(*a); }; });
 }
 

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
@@ -303,10 +304,23 @@ struct ExternalClient::Driver {
     }
   }
 
+  // How long to wait for the client's output: until a phase that waits for a time is due (no
+  // longer, so that a cycle with no hold or think time does not wait a turn at each step), and
+  // at most a turn, so that commands (faults, stop) are seen promptly.
+  int wait_ms() const {
+    Duration wait = kTurn;
+    if (!paused && (phase == Phase::idle || phase == Phase::holding)) {
+      const auto due = std::chrono::duration_cast<Duration>(wake_at - Clock::now());
+      wait = std::clamp(due, Duration(0), kTurn);
+    }
+    // Rounded up, so that a wait of 0.3 ms is not a busy loop of zero-millisecond polls.
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(wait).count();
+    return static_cast<int>((us + 999) / 1000);
+  }
+
   void read_output() {
     pollfd fds[2] = {{proc.stdout_fd(), POLLIN, 0}, {proc.stderr_fd(), POLLIN, 0}};
-    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(kTurn).count();
-    if (::poll(fds, 2, static_cast<int>(wait_ms)) <= 0) return;
+    if (::poll(fds, 2, wait_ms()) <= 0) return;
     if (proc.stderr_fd() >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       const bool open = drain(proc.stderr_fd(), err_buffer);
       append_stderr(err_buffer);
