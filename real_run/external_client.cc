@@ -318,15 +318,18 @@ struct ExternalClient::Driver {
     return static_cast<int>((us + 999) / 1000);
   }
 
+  void drain_stderr() {
+    if (proc.stderr_fd() < 0) return;
+    const bool open = drain(proc.stderr_fd(), err_buffer);
+    append_stderr(err_buffer);
+    err_buffer.clear();
+    if (!open) proc.close_stderr();
+  }
+
   void read_output() {
     pollfd fds[2] = {{proc.stdout_fd(), POLLIN, 0}, {proc.stderr_fd(), POLLIN, 0}};
     if (::poll(fds, 2, wait_ms()) <= 0) return;
-    if (proc.stderr_fd() >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      const bool open = drain(proc.stderr_fd(), err_buffer);
-      append_stderr(err_buffer);
-      err_buffer.clear();
-      if (!open) proc.close_stderr();
-    }
+    if (proc.stderr_fd() >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) drain_stderr();
     if (proc.stdout_fd() < 0 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) return;
     const bool open = drain(proc.stdout_fd(), out_buffer);
     std::size_t from = 0;
@@ -472,6 +475,12 @@ bool ExternalClient::crash() {
   return run_on_thread([this](Driver& d) {
     if (d.phase == Driver::Phase::done || d.phase == Driver::Phase::crashed) return;
     d.proc.kill();
+    // What the dead process wrote and lockstep has not read dies with it: an answer it sent
+    // just before the kill belongs to the driver state the crash ends (its stderr is kept).
+    d.drain_stderr();
+    d.proc.close_stdout();
+    d.proc.close_stderr();
+    d.out_buffer.clear();
     d.paused = false;
     d.open_id = 0;
     setup_.log->complete_open(setup_.name, "crashed");
