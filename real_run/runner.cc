@@ -167,6 +167,10 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
   LockSetup lock_setup;
   lock_setup.lock_name = run.lock_name;
   lock_setup.options = run.algorithm_options;
+  // Client rng streams as in the simulator: one per client, from the seed.
+  auto client_seed = [&](int i) {
+    return Rng(run.seed).fork("client").fork(static_cast<std::uint64_t>(i)).next_u64();
+  };
   std::vector<std::unique_ptr<RealClientControl>> clients;
   std::vector<ExternalClient*> external_clients;
   for (int i = 0; i < clients_n && external; ++i) {
@@ -179,7 +183,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     for (const auto& [option, value] : run.algorithm_options) s.options.emplace_back(option, value);
     s.capabilities = info->capabilities;
     s.workload = run.workload;
-    s.rng_seed = Rng(run.seed).fork("client").fork(static_cast<std::uint64_t>(i)).next_u64();
+    s.rng_seed = client_seed(i);
     s.log = &log;
     s.resource = &resource;
     auto c = std::make_unique<ExternalClient>(std::move(s));
@@ -202,8 +206,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     s.algorithm = info;
     s.lock_setup = lock_setup;
     s.workload = run.workload;
-    // Client rng streams as in the simulator: one per client, from the seed.
-    s.rng_seed = Rng(run.seed).fork("client").fork(static_cast<std::uint64_t>(i)).next_u64();
+    s.rng_seed = client_seed(i);
     s.log = &log;
     s.resource = &resource;
     s.guarded_data_key = guarded_data_key(run);
