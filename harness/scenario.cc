@@ -8,10 +8,13 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
+#include <variant>
 
 #include "lockstep/checker/input_file.h"
 #include "lockstep/harness/checks.h"
 #include "lockstep/harness/json_layout.h"
+#include "lockstep/harness/scenario_fields.h"
 #include "lockstep/harness/sim_runner.h"
 #include "lockstep/kv/types.h"
 
@@ -21,8 +24,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr std::int64_t kOneDayMs = 86'400'000;
-constexpr std::int64_t kMinuteUs = 60'000'000;
+constexpr std::int64_t kOneDayMs = kScenarioMaxMs;  // the longest time a file may give
 
 std::int64_t ms(Duration d) { return to_ms(d); }
 std::int64_t us(Duration d) {
@@ -184,54 +186,47 @@ class Fields {
   std::set<std::string> seen_;
 };
 
-void parse_etcd(Fields f, sim::EtcdConfig& e) {
-  // Optional: files written before releases differed are etcd 3.4.23's, the default.
-  if (f.has_optional("version")) {
-    const std::string version = f.string("version");
-    if (!sim::parse_etcd_version(version, e.version))
-      throw BadField{f.path_of("version"), "expected \"3.4.23\" or \"3.5.13\""};
-  }
-  e.members = static_cast<int>(f.integer("members", 1, 5));
+// Reads every field of scenario_fields.h into `c`: the sections etcd, network and workload
+// (each an object of `top`, refusing unknown fields) and the top-level bounds.
+void parse_scalar_fields(Fields& top, RunConfig& c) {
+  Fields etcd(top.get("etcd", "an object"), "etcd");
+  Fields network(top.get("network", "an object"), "network");
+  Fields workload(top.get("workload", "an object"), "workload");
+  auto section = [&](const ScalarField& field) -> Fields& {
+    const std::string name = field.section;
+    return name == "etcd" ? etcd : name == "network" ? network : name == "workload" ? workload : top;
+  };
+  for_each_scalar_field(c, [&](const ScalarField& field, auto& value) {
+    Fields& f = section(field);
+    if (field.optional && !f.has_optional(field.key)) return;  // RunConfig's default
+    using T = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, sim::EtcdVersion>) {
+      if (!sim::parse_etcd_version(f.string(field.key), value))
+        throw BadField{field.path(), "expected \"3.4.23\" or \"3.5.13\""};
+    } else if constexpr (std::is_same_v<T, Duration>) {
+      value = field.unit == FieldUnit::microseconds ? f.micros(field.key, field.min, field.max)
+                                                    : f.millis(field.key, field.min, field.max);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      value = f.boolean(field.key);
+    } else if constexpr (std::is_same_v<T, double>) {
+      value = f.fraction(field.key);
+    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+      value = f.unsigned64(field.key);
+    } else {
+      value = static_cast<T>(f.integer(field.key, field.min, field.max));
+    }
+  });
+  // What one field's range cannot say.
+  const sim::EtcdConfig& e = c.etcd;
   if (e.members != 1 && e.members != 3 && e.members != 5)
-    throw BadField{f.path_of("members"), "expected 1, 3 or 5"};
-  e.heartbeat_interval = f.millis("heartbeat_interval_ms", 1);
-  e.election_timeout = f.millis("election_timeout_ms", 1);
+    throw BadField{"etcd.members", "expected 1, 3 or 5"};
   if (e.election_timeout <= e.heartbeat_interval)
-    throw BadField{f.path_of("election_timeout_ms"),
+    throw BadField{"etcd.election_timeout_ms",
                    "expected more than etcd.heartbeat_interval_ms (" +
                        std::to_string(ms(e.heartbeat_interval)) + ")"};
-  e.min_lease_ttl_seconds = f.integer("min_lease_ttl_seconds", 1, 86'400);
-  e.lease_check_interval = f.millis("lease_check_interval_ms", 1);
-  e.server_request_timeout = f.millis("server_request_timeout_ms", 1);
-  e.max_txn_ops = static_cast<int>(f.integer("max_txn_ops", 1, 1'000'000));
-  e.cluster_id = f.unsigned64("cluster_id");
-  e.lease_revoke_delay = f.millis("lease_revoke_delay_ms", 0);
-  // Optional: files written before it existed keep the measured default.
-  if (f.has_optional("held_cancel_race_probability"))
-    e.held_cancel_race_probability = f.fraction("held_cancel_race_probability");
-  f.finish();
-}
-
-void parse_network(Fields f, sim::LatencyConfig& n) {
-  n.one_way_base = f.micros("one_way_base_us", 0, kMinuteUs);
-  n.one_way_jitter = f.micros("one_way_jitter_us", 0, kMinuteUs);
-  f.finish();
-}
-
-void parse_workload(Fields f, WorkloadConfig& w) {
-  w.clients = static_cast<int>(f.integer("clients", 1, 256));
-  w.duration = f.millis("duration_ms", 1);
-  w.max_cycles_per_client = f.integer("max_cycles_per_client", 0);
-  w.critical_section = f.millis("critical_section_ms", 0);
-  w.think_time = f.millis("think_time_ms", 0);
-  w.acquire_timeout = f.millis("acquire_timeout_ms", 1);
-  w.try_retry_interval = f.millis("try_retry_interval_ms", 1);
-  w.drain_timeout = f.millis("drain_timeout_ms", 0);
-  w.request_timeout = f.millis("request_timeout_ms", 1);
-  w.shared_percent = f.integer("shared_percent", 0, 100);
-  w.reentrant_depth = f.integer("reentrant_depth", 0, 1000);
-  w.use_resource = f.boolean("use_resource");
-  f.finish();
+  etcd.finish();
+  network.finish();
+  workload.finish();
 }
 
 void parse_algorithm(Fields f, RunConfig& c) {
@@ -243,7 +238,6 @@ void parse_algorithm(Fields f, RunConfig& c) {
     throw BadField{f.path_of("name"),
                    "unknown algorithm \"" + c.algorithm + "\" (known: " + join(names) + ")"};
   }
-  c.algorithm_options.clear();
   const auto& options = f.get("options", "an object of integer options");
   if (!options.is_object()) throw BadField{f.path_of("options"), "expected an object of integer options"};
   for (auto it = options.begin(); it != options.end(); ++it) {
@@ -322,8 +316,6 @@ sim::FaultSpec parse_fault(const nlohmann::json& j, const std::string& path,
 }
 
 void parse_expect(Fields f, Scenario& s) {
-  s.config.expected_verdict.clear();
-  s.expected_history_hash.clear();
   if (f.has("verdict")) {
     s.config.expected_verdict = f.string("verdict");
     if (s.config.expected_verdict != "ok" && s.config.expected_verdict != "violated")
@@ -339,6 +331,7 @@ void parse_expect(Fields f, Scenario& s) {
 }
 
 void parse_scenario(const nlohmann::json& j, Scenario& s) {
+  s = Scenario{};  // what a file leaves out is the default, whatever `s` held
   Fields f(j, "");
   const auto& format = f.get("format", "\"lockstep-scenario\"");
   if (!format.is_string() || format.get<std::string>() != kScenarioFormat)
@@ -347,19 +340,12 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
   if (version != kScenarioVersion)
     throw BadField{"version", "this lockstep reads version " + std::to_string(kScenarioVersion) +
                                   ", the file is version " + std::to_string(version)};
-  s.description.clear();
   if (f.has("description")) s.description = f.string("description");
-  s.client_cmd.clear();
   if (f.has("client_cmd")) {
     s.client_cmd = f.string("client_cmd");
     if (s.client_cmd.empty()) throw BadField{"client_cmd", "expected a non-empty command"};
   }
-  if (f.has("expect")) {
-    parse_expect(Fields(f.get("expect", "an object"), "expect"), s);
-  } else {
-    s.config.expected_verdict.clear();
-    s.expected_history_hash.clear();
-  }
+  if (f.has("expect")) parse_expect(Fields(f.get("expect", "an object"), "expect"), s);
   RunConfig& c = s.config;
   c.seed = f.unsigned64("seed");
   parse_algorithm(Fields(f.get("algorithm", "an object"), "algorithm"), c);
@@ -367,9 +353,7 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
   if (!lock_name || lock_name->empty())
     throw BadField{"lock_name", "expected a non-empty key (bytes escaped as \\\\ and \\xNN)"};
   c.lock_name = *lock_name;
-  parse_etcd(Fields(f.get("etcd", "an object"), "etcd"), c.etcd);
-  parse_network(Fields(f.get("network", "an object"), "network"), c.network);
-  parse_workload(Fields(f.get("workload", "an object"), "workload"), c.workload);
+  parse_scalar_fields(f, c);
   const auto& known_checks = known_check_names();
   c.checks = f.string_list(
       "checks",
@@ -377,10 +361,6 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
         return std::find(known_checks.begin(), known_checks.end(), n) != known_checks.end();
       },
       join(known_checks));
-  c.liveness_bound = f.millis("liveness_bound_ms", 1);
-  // Optional: files written before the field existed extended their load, as its default does.
-  c.extend_load_for_liveness =
-      f.has("extend_load_for_liveness") ? f.boolean("extend_load_for_liveness") : true;
   std::vector<std::string> class_names;
   for (const auto& fc : sim::fault_catalogue()) class_names.push_back(fc.name);
   const auto classes = f.string_list(
@@ -388,7 +368,6 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
   c.fault_classes = {classes.begin(), classes.end()};
   const auto& faults = f.get("faults", "a list of faults");
   if (!faults.is_array()) throw BadField{"faults", "expected a list of faults"};
-  c.faults.clear();
   const auto processes = process_names(c);
   for (std::size_t i = 0; i < faults.size(); ++i)
     c.faults.push_back(parse_fault(faults[i], "faults[" + std::to_string(i) + "]", processes));
@@ -428,35 +407,21 @@ ojson scenario_ordered(const Scenario& s) {
   for (const auto& [name, value] : c.algorithm_options) options[name] = value;
   j["algorithm"] = {{"name", c.algorithm}, {"options", options}};
   j["lock_name"] = escape_bytes(c.lock_name);
-  j["etcd"] = {{"version", sim::etcd_version_name(c.etcd.version)},
-               {"members", c.etcd.members},
-               {"heartbeat_interval_ms", ms(c.etcd.heartbeat_interval)},
-               {"election_timeout_ms", ms(c.etcd.election_timeout)},
-               {"min_lease_ttl_seconds", c.etcd.min_lease_ttl_seconds},
-               {"lease_check_interval_ms", ms(c.etcd.lease_check_interval)},
-               {"server_request_timeout_ms", ms(c.etcd.server_request_timeout)},
-               {"max_txn_ops", c.etcd.max_txn_ops},
-               {"cluster_id", c.etcd.cluster_id},
-               {"lease_revoke_delay_ms", ms(c.etcd.lease_revoke_delay)},
-               {"held_cancel_race_probability", c.etcd.held_cancel_race_probability}};
-  j["network"] = {{"one_way_base_us", us(c.network.one_way_base)},
-                  {"one_way_jitter_us", us(c.network.one_way_jitter)}};
-  const auto& w = c.workload;
-  j["workload"] = {{"clients", w.clients},
-                   {"duration_ms", ms(w.duration)},
-                   {"max_cycles_per_client", w.max_cycles_per_client},
-                   {"critical_section_ms", ms(w.critical_section)},
-                   {"think_time_ms", ms(w.think_time)},
-                   {"acquire_timeout_ms", ms(w.acquire_timeout)},
-                   {"try_retry_interval_ms", ms(w.try_retry_interval)},
-                   {"drain_timeout_ms", ms(w.drain_timeout)},
-                   {"request_timeout_ms", ms(w.request_timeout)},
-                   {"shared_percent", w.shared_percent},
-                   {"reentrant_depth", w.reentrant_depth},
-                   {"use_resource", w.use_resource}};
+  // Placeholders fix the sections' place; the top-level bounds follow "checks".
+  j["etcd"] = ojson::object();
+  j["network"] = ojson::object();
+  j["workload"] = ojson::object();
   j["checks"] = c.checks;
-  j["liveness_bound_ms"] = ms(c.liveness_bound);
-  j["extend_load_for_liveness"] = c.extend_load_for_liveness;
+  for_each_scalar_field(c, [&](const ScalarField& field, const auto& value) {
+    ojson& section = *field.section ? j[field.section] : j;
+    using T = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, sim::EtcdVersion>)
+      section[field.key] = sim::etcd_version_name(value);
+    else if constexpr (std::is_same_v<T, Duration>)
+      section[field.key] = field.unit == FieldUnit::microseconds ? us(value) : ms(value);
+    else
+      section[field.key] = value;
+  });
   j["fault_classes"] = c.fault_classes;
   j["faults"] = ojson::array();
   for (const auto& f : c.faults) j["faults"].push_back(fault_ordered(f));
@@ -469,26 +434,16 @@ const std::vector<std::string>& known_check_names() { return all_check_names(); 
 
 std::string scenario_representable(const RunConfig& c) {
   auto whole_ms = [](Duration d) { return d % milliseconds(1) == Duration(0); };
-  auto whole_us = [](Duration d) { return d % microseconds(1) == Duration(0); };
-  const auto& w = c.workload;
-  const std::pair<const char*, Duration> ms_fields[] = {
-      {"etcd.heartbeat_interval", c.etcd.heartbeat_interval},
-      {"etcd.election_timeout", c.etcd.election_timeout},
-      {"etcd.lease_check_interval", c.etcd.lease_check_interval},
-      {"etcd.server_request_timeout", c.etcd.server_request_timeout},
-      {"etcd.lease_revoke_delay", c.etcd.lease_revoke_delay},
-      {"workload.duration", w.duration},
-      {"workload.critical_section", w.critical_section},
-      {"workload.think_time", w.think_time},
-      {"workload.acquire_timeout", w.acquire_timeout},
-      {"workload.try_retry_interval", w.try_retry_interval},
-      {"workload.drain_timeout", w.drain_timeout},
-      {"workload.request_timeout", w.request_timeout},
-      {"liveness_bound", c.liveness_bound}};
-  for (const auto& [name, d] : ms_fields)
-    if (!whole_ms(d)) return std::string(name) + " is not a whole number of milliseconds";
-  if (!whole_us(c.network.one_way_base) || !whole_us(c.network.one_way_jitter))
-    return "network latencies are not whole microseconds";
+  std::string problem;
+  for_each_scalar_field(c, [&](const ScalarField& field, const auto& value) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, Duration>) {
+      const bool in_us = field.unit == FieldUnit::microseconds;
+      if (problem.empty() && value % (in_us ? microseconds(1) : milliseconds(1)) != Duration(0))
+        problem = field.path() + " is not a whole number of " +
+                  (in_us ? "microseconds" : "milliseconds");
+    }
+  });
+  if (!problem.empty()) return problem;
   for (std::size_t i = 0; i < c.faults.size(); ++i) {
     const auto& f = c.faults[i];
     if (!whole_ms(f.start) || !whole_ms(f.duration) || !whole_ms(f.amount))
@@ -498,44 +453,32 @@ std::string scenario_representable(const RunConfig& c) {
 }
 
 std::string run_config_difference(const RunConfig& a, const RunConfig& b) {
-  const auto& ea = a.etcd;
-  const auto& eb = b.etcd;
-  const auto& wa = a.workload;
-  const auto& wb = b.workload;
-  const std::pair<const char*, bool> same[] = {
+  // Each scalar field of `a`, then of `b`, in the same order, as comparable values.
+  using Value = std::variant<std::int64_t, std::uint64_t, Duration, bool, double, sim::EtcdVersion>;
+  auto scalars = [](const RunConfig& c) {
+    std::vector<std::pair<std::string, Value>> out;
+    for_each_scalar_field(c, [&](const ScalarField& field, const auto& value) {
+      using T = std::remove_cvref_t<decltype(value)>;
+      if constexpr (std::is_same_v<T, int>)
+        out.emplace_back(field.path(), Value(std::int64_t{value}));
+      else
+        out.emplace_back(field.path(), Value(value));
+    });
+    return out;
+  };
+  const std::pair<const char*, bool> same_before[] = {
       {"seed", a.seed == b.seed},
       {"algorithm.name", a.algorithm == b.algorithm},
       {"algorithm.options", a.algorithm_options == b.algorithm_options},
       {"lock_name", a.lock_name == b.lock_name},
-      {"etcd.version", ea.version == eb.version},
-      {"etcd.members", ea.members == eb.members},
-      {"etcd.heartbeat_interval_ms", ea.heartbeat_interval == eb.heartbeat_interval},
-      {"etcd.election_timeout_ms", ea.election_timeout == eb.election_timeout},
-      {"etcd.min_lease_ttl_seconds", ea.min_lease_ttl_seconds == eb.min_lease_ttl_seconds},
-      {"etcd.lease_check_interval_ms", ea.lease_check_interval == eb.lease_check_interval},
-      {"etcd.server_request_timeout_ms", ea.server_request_timeout == eb.server_request_timeout},
-      {"etcd.max_txn_ops", ea.max_txn_ops == eb.max_txn_ops},
-      {"etcd.cluster_id", ea.cluster_id == eb.cluster_id},
-      {"etcd.lease_revoke_delay_ms", ea.lease_revoke_delay == eb.lease_revoke_delay},
-      {"etcd.held_cancel_race_probability",
-       ea.held_cancel_race_probability == eb.held_cancel_race_probability},
-      {"network.one_way_base_us", a.network.one_way_base == b.network.one_way_base},
-      {"network.one_way_jitter_us", a.network.one_way_jitter == b.network.one_way_jitter},
-      {"workload.clients", wa.clients == wb.clients},
-      {"workload.duration_ms", wa.duration == wb.duration},
-      {"workload.max_cycles_per_client", wa.max_cycles_per_client == wb.max_cycles_per_client},
-      {"workload.critical_section_ms", wa.critical_section == wb.critical_section},
-      {"workload.think_time_ms", wa.think_time == wb.think_time},
-      {"workload.acquire_timeout_ms", wa.acquire_timeout == wb.acquire_timeout},
-      {"workload.try_retry_interval_ms", wa.try_retry_interval == wb.try_retry_interval},
-      {"workload.drain_timeout_ms", wa.drain_timeout == wb.drain_timeout},
-      {"workload.request_timeout_ms", wa.request_timeout == wb.request_timeout},
-      {"workload.shared_percent", wa.shared_percent == wb.shared_percent},
-      {"workload.reentrant_depth", wa.reentrant_depth == wb.reentrant_depth},
-      {"workload.use_resource", wa.use_resource == wb.use_resource},
+  };
+  for (const auto& [path, equal] : same_before)
+    if (!equal) return path;
+  const auto scalars_a = scalars(a), scalars_b = scalars(b);
+  for (std::size_t i = 0; i < scalars_a.size(); ++i)
+    if (scalars_a[i].second != scalars_b[i].second) return scalars_a[i].first;
+  const std::pair<const char*, bool> same[] = {
       {"checks", a.checks == b.checks},
-      {"liveness_bound_ms", a.liveness_bound == b.liveness_bound},
-      {"extend_load_for_liveness", a.extend_load_for_liveness == b.extend_load_for_liveness},
       {"fault_classes", a.fault_classes == b.fault_classes},
       {"expect.verdict", a.expected_verdict == b.expected_verdict},
   };

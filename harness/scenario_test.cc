@@ -3,12 +3,16 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
 #include "lockstep/harness/replay.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/run_request.h"
+#include "lockstep/harness/scenario_fields.h"
 
 namespace lockstep {
 namespace {
@@ -107,19 +111,98 @@ TEST_CASE("run_config_difference names the first field that differs") {
   REQUIRE(run_config_difference(a, b) == "faults[1]");
 }
 
-// Adding a field to these structs without adding it to the scenario format would silently
-// lose it in every scenario file; their sizes catch that.
+// The number of members of an aggregate: the most initializers `T{...}` accepts, each an
+// Anything that converts to whatever member it meets.
+struct Anything {
+  template <class T>
+  operator T() const;  // never defined: only asked about in unevaluated contexts
+};
+template <class T, class... Initializers>
+constexpr std::size_t aggregate_member_count() {
+  if constexpr (requires { T{std::declval<Initializers>()..., Anything{}}; })
+    return aggregate_member_count<T, Initializers..., Anything>();
+  else
+    return sizeof...(Initializers);
+}
+
+std::size_t scalar_fields_in(const std::string& section) {
+  std::size_t n = 0;
+  const RunConfig defaults;
+  for_each_scalar_field(defaults, [&](const ScalarField& field, const auto&) {
+    n += field.section == section;
+  });
+  return n;
+}
+
+// A member added to these structs without adding it to the scenario format would silently
+// be lost by every scenario file.
 TEST_CASE("the scenario format knows every field of RunConfig") {
-  INFO("a field was added: add it to harness/scenario.cc (writer, parser, "
-       "run_config_difference), docs/scenario-format.md and docs/scenario.schema.json, and to "
-       "unusual_config() here; then update the size");
-  CHECK(sizeof(WorkloadConfig) == 96);
-  CHECK(sizeof(sim::EtcdConfig) == 80);
-  CHECK(sizeof(sim::LatencyConfig) == 16);
-  CHECK(sizeof(sim::FaultSpec) == 192);
-  // 464 with record_kv_calls, which is deliberately not in the format: it changes what is
-  // recorded, never what happens, and a replay always records.
-  CHECK(sizeof(RunConfig) == 464);
+  INFO("a member was added: add it to harness/scenario_fields.h (or, for RunConfig itself, to "
+       "harness/scenario.cc), docs/scenario-format.md and docs/scenario.schema.json, and to "
+       "unusual_config() here");
+  CHECK(aggregate_member_count<sim::EtcdConfig>() == scalar_fields_in("etcd"));
+  CHECK(aggregate_member_count<sim::LatencyConfig>() == scalar_fields_in("network"));
+  CHECK(aggregate_member_count<WorkloadConfig>() == scalar_fields_in("workload"));
+  // RunConfig's own: seed, algorithm, algorithm_options, lock_name, the three sections, faults,
+  // fault_classes, checks, expected_verdict (scenario.cc), the two top-level bounds
+  // (scenario_fields.h), and record_kv_calls, which is deliberately not in the format: it
+  // changes what is recorded, never what happens, and a replay always records.
+  CHECK(aggregate_member_count<RunConfig>() == 11 + scalar_fields_in("") + 1);
+  // A fault's members, each a field of the fault's JSON (sim/faults.cc writes and reads them,
+  // fault_fields() in harness/scenario.cc says which class has which): kind, start, duration,
+  // from, to, symmetric, targets, probability, amount, rate_ppm, clock, revision.
+  CHECK(aggregate_member_count<sim::FaultSpec>() == 12);
+}
+
+// docs/scenario.schema.json says what scenario_fields.h says: the same keys in each section,
+// the same required ones, the same ranges.
+TEST_CASE("the scenario schema matches the fields the reader knows") {
+  std::ifstream in(std::string(LOCKSTEP_SOURCE_DIR) + "/docs/scenario.schema.json");
+  REQUIRE(in);
+  const auto schema = nlohmann::json::parse(in);
+  std::map<std::string, std::set<std::string>> keys, required;
+  const RunConfig defaults;
+  for_each_scalar_field(defaults, [&](const ScalarField& field, const auto&) {
+    INFO(field.path());
+    const auto& object = *field.section ? schema["properties"][field.section] : schema;
+    keys[field.section].insert(field.key);
+    if (!field.optional) required[field.section].insert(field.key);
+    REQUIRE(object["properties"].contains(field.key));
+    const auto& property = object["properties"][field.key];
+    const bool integer = field.unit == FieldUnit::count || field.unit == FieldUnit::milliseconds ||
+                         field.unit == FieldUnit::microseconds;
+    if (integer && property.contains("type")) {
+      CHECK(property["type"] == "integer");
+      CHECK(property["minimum"] == field.min);
+      if (field.max != std::numeric_limits<std::int64_t>::max()) CHECK(property["maximum"] == field.max);
+      else CHECK_FALSE(property.contains("maximum"));
+    }
+    if (integer && !property.contains("type")) {  // an enum of allowed values (etcd.members)
+      for (const auto& allowed : property["enum"]) {
+        CHECK(allowed.get<std::int64_t>() >= field.min);
+        CHECK(allowed.get<std::int64_t>() <= field.max);
+      }
+    }
+    if (field.unit == FieldUnit::flag) CHECK(property["type"] == "boolean");
+    if (field.unit == FieldUnit::fraction) CHECK(property["type"] == "number");
+  });
+  for (const char* section : {"etcd", "network", "workload"}) {
+    INFO(section);
+    std::set<std::string> in_schema, required_in_schema;
+    for (auto it = schema["properties"][section]["properties"].begin();
+         it != schema["properties"][section]["properties"].end(); ++it)
+      in_schema.insert(it.key());
+    for (const auto& r : schema["properties"][section]["required"]) required_in_schema.insert(r);
+    CHECK(in_schema == keys[section]);
+    CHECK(required_in_schema == required[section]);
+  }
+  // Every field is documented too, by its path.
+  std::ifstream doc(std::string(LOCKSTEP_SOURCE_DIR) + "/docs/scenario-format.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), {});
+  for_each_scalar_field(defaults, [&](const ScalarField& field, const auto&) {
+    INFO(field.path());
+    CHECK(text.find("`" + field.path() + "`") != std::string::npos);
+  });
 }
 
 TEST_CASE("bad fields are refused with one message naming the JSON path") {
@@ -345,7 +428,7 @@ TEST_CASE("a replay that gives another verdict says what differs") {
 TEST_CASE("a config with times finer than the format's units is refused - not rounded") {
   RunConfig c = expanded("etcd-mutex", 1, "none");
   c.workload.think_time = microseconds(1500);
-  REQUIRE(scenario_representable(c) == "workload.think_time is not a whole number of milliseconds");
+  REQUIRE(scenario_representable(c) == "workload.think_time_ms is not a whole number of milliseconds");
   REQUIRE_THROWS_AS(run_config_to_json(c), std::invalid_argument);
   TempDir dir("fine");
   REQUIRE(save_scenario_file(dir.path / "x.json", Scenario{c, "", "", ""}, false)
