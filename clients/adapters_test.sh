@@ -4,7 +4,10 @@
 #     (the Go RWMutex in both modes);
 #   - etcd's own Go concurrency.Mutex (3.4.23, Debian's source, unmodified) replaying the
 #     scenario whose pause of the waiters catches the C++ etcd-mutex-3.4 port: mutual exclusion
-#     broken (etcd issue 11456), as the port breaks it on the same schedule.
+#     broken (etcd issue 11456), as the port breaks it on the same schedule;
+#   - a client that breaks the protocol;
+#   - the Go Mutex, etcdctl-lock and node-etcd3 on an existing cluster (--endpoints) that this
+#     script starts with mutual TLS and users on: the TLS files and the user reach each hello.
 #
 #   adapters_test.sh LOCKSTEP ADAPTERS_DIR SOURCE_DIR      (ADAPTERS_DIR: clients/build.sh's OUTDIR)
 set -euo pipefail
@@ -94,4 +97,54 @@ for f in history.jsonl verdict.json client-0.stderr client-1.stderr; do
 done
 grep -q '"bad_client"' "$work/bad-client/verdict.json" || fail "bad-client: verdict.json does not say bad_client"
 ! pgrep -f "sleep 31.25" >/dev/null || fail "bad-client: a client process is still running"
+# An existing cluster with mutual TLS and users (what --endpoints --cacert --cert --key --user
+# are for): every adapter gets the files and the user in its hello and is served. The client
+# certificate's name is no etcd user, so each request passes only with the password's token.
+pki="$work/pki"
+mkdir -p "$pki"
+cert() { # cert NAME CN USAGE: NAME.pem and NAME.key signed by the test CA
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$pki/$1.key" \
+    -out "$pki/$1.csr" -subj "/CN=$2" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=%s\n' "$3" >"$pki/$1.ext"
+  openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 1 -extfile "$pki/$1.ext" -out "$pki/$1.pem" 2>/dev/null
+}
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$pki/ca.key" \
+  -out "$pki/ca.pem" -days 1 -subj "/CN=lockstep test CA" 2>/dev/null || fail "openssl: no test CA"
+cert server 127.0.0.1 serverAuth,clientAuth
+cert client lockstep-adapters-test clientAuth
+read -r client_port peer_port < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(2)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+etcd --name tls0 --data-dir "$work/etcd-tls" \
+  --listen-client-urls "https://127.0.0.1:$client_port" --advertise-client-urls "https://127.0.0.1:$client_port" \
+  --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+  --initial-cluster "tls0=http://127.0.0.1:$peer_port" \
+  --cert-file "$pki/server.pem" --key-file "$pki/server.key" --trusted-ca-file "$pki/ca.pem" \
+  --client-cert-auth >"$work/etcd-tls.log" 2>&1 &
+etcd_pid=$!
+trap 'kill -9 "$etcd_pid" 2>/dev/null; rm -rf "$work"' EXIT
+tls=(--endpoints "https://127.0.0.1:$client_port" --cacert "$pki/ca.pem" --cert "$pki/client.pem" --key "$pki/client.key")
+ctl() { ETCDCTL_API=3 etcdctl --dial-timeout=2s "${tls[@]}" "$@"; }
+for _ in $(seq 50); do ctl endpoint health >/dev/null 2>&1 && break; sleep 0.2; done
+ctl user add root:lockstep-pw >/dev/null || fail "etcd (TLS): user add: $(tail -5 "$work/etcd-tls.log")"
+# (etcdctl grants root the root role itself when auth enable finds it missing, after a warning)
+ctl auth enable >/dev/null 2>"$work/auth-enable.err" || fail "etcd (TLS): auth enable: $(cat "$work/auth-enable.err")"
+secure=(run --backend etcd "${tls[@]}" --user root:lockstep-pw --clients 2 --duration 3)
+run go-mutex-tls 0 "${secure[@]}" --algorithm etcd-mutex-3.4 --option lease_ttl_seconds=5 --client-cmd "$bin/go-mutex"
+granted "$work/go-mutex-tls/history.jsonl" exclusive
+run etcdctl-lock-tls 0 "${secure[@]}" --algorithm etcd-mutex --option lease_ttl_seconds=5 \
+  --client-cmd "python3 $src/clients/etcdctl-lock/adapter.py"
+granted "$work/etcdctl-lock-tls/history.jsonl" exclusive
+run node-etcd3-tls 0 "${secure[@]}" --algorithm txn-retry-lock --option lease_ttl_seconds=5 \
+  --client-cmd "node $src/clients/node-etcd3/adapter.js"
+granted "$work/node-etcd3-tls/history.jsonl" exclusive
+# Without the password the same client gets nowhere: the user is what let it in.
+if ETCDCTL_API=3 etcdctl --dial-timeout=2s "${tls[@]}" put "lockstep-adapters-test" x >/dev/null 2>&1; then
+  fail "etcd (TLS): a request without the user was served; the test proves nothing"
+fi
+kill "$etcd_pid"
+wait "$etcd_pid" 2>/dev/null || true
 echo "adapters_test: all passed"

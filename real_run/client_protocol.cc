@@ -90,14 +90,24 @@ Result<ClientLine> parse_call(const nlohmann::json& j) {
 std::string hello_line(std::int64_t id, const ClientHello& hello) {
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [name, value] : hello.options) options[name] = value;
-  return line_of({{"id", id},
-                  {"op", "hello"},
-                  {"protocol", kClientProtocolVersion},
-                  {"client", hello.client},
-                  {"endpoints", hello.endpoints},
-                  {"key_prefix", hello.key_prefix},
-                  {"lock_name", hello.lock_name},
-                  {"options", options}});
+  nlohmann::json line = {{"id", id},
+                         {"op", "hello"},
+                         {"protocol", kClientProtocolVersion},
+                         {"client", hello.client},
+                         {"endpoints", hello.endpoints},
+                         {"key_prefix", hello.key_prefix},
+                         {"lock_name", hello.lock_name},
+                         {"options", options}};
+  // Present only when the cluster asks for them, so that a plain run's hello stays as it was.
+  if (hello.tls) {
+    nlohmann::json tls = nlohmann::json::object();
+    if (!hello.ca_file.empty()) tls["ca_file"] = hello.ca_file;
+    if (!hello.cert_file.empty()) tls["cert_file"] = hello.cert_file;
+    if (!hello.key_file.empty()) tls["key_file"] = hello.key_file;
+    line["tls"] = tls;
+  }
+  if (!hello.user.empty()) line["user"] = {{"name", hello.user}, {"password", hello.password}};
+  return line_of(line);
 }
 
 std::string acquire_line(std::int64_t id, bool shared, Duration timeout) {

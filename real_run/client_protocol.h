@@ -22,6 +22,12 @@ struct ClientHello {
   std::string key_prefix;
   std::string lock_name;               // starts with key_prefix
   std::vector<std::pair<std::string, std::int64_t>> options;  // the algorithm's options
+  // How to connect to a cluster that asks for more than plain http (`--endpoints` with
+  // `--cacert`/`--cert`/`--key`/`--user`). tls: the endpoints speak TLS; each file may be
+  // empty (no CA file: the system's roots; no cert and key: no client certificate).
+  bool tls = false;
+  std::string ca_file, cert_file, key_file;
+  std::string user, password;  // user empty: no authentication
 };
 
 // Requests, each one line ending in '\n'.

@@ -29,6 +29,15 @@ TEST_CASE("client protocol: lockstep's requests are one JSON object per line") {
   CHECK(h["endpoints"].size() == 2);
   CHECK(h["lock_name"] == "lockstep-run/1//lockstep/lock");
   CHECK(h["options"]["ttl"] == 5);
+  CHECK_FALSE(h.contains("tls"));  // a plain cluster: no credentials at all
+  CHECK_FALSE(h.contains("user"));
+  hello.tls = true;
+  hello.ca_file = "/pki/ca.pem";
+  hello.user = "root";
+  hello.password = "secret";
+  const auto secure = json_of(hello_line(1, hello));
+  CHECK(secure["tls"] == nlohmann::json{{"ca_file", "/pki/ca.pem"}});  // no client certificate
+  CHECK(secure["user"] == nlohmann::json{{"name", "root"}, {"password", "secret"}});
   const auto a = json_of(acquire_line(2, true, milliseconds(1500)));
   CHECK(a == nlohmann::json{{"id", 2}, {"op", "acquire"}, {"mode", "shared"}, {"timeout_ms", 1500}});
   CHECK(json_of(critical_section_line(3, false)) ==

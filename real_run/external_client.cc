@@ -76,11 +76,24 @@ struct ExternalClient::Driver {
     for (const auto& e : setup().endpoints) endpoints += (endpoints.empty() ? "" : ",") + e;
     append_stderr("--- lockstep: process " + std::to_string(incarnation) + " of " + setup().name +
                   " started: " + setup().command + "\n");
-    auto started = proc.start(setup().command, {{"LOCKSTEP_PROTOCOL", std::to_string(real::kClientProtocolVersion)},
-                                                {"LOCKSTEP_CLIENT", setup().name},
-                                                {"LOCKSTEP_ETCD_ENDPOINTS", endpoints},
-                                                {"LOCKSTEP_KEY_PREFIX", setup().key_prefix},
-                                                {"LOCKSTEP_LOCK_NAME", setup().lock_name}});
+    const real::EtcdClientSecurity& security = setup().security;
+    std::vector<std::pair<std::string, std::string>> env = {
+        {"LOCKSTEP_PROTOCOL", std::to_string(real::kClientProtocolVersion)},
+        {"LOCKSTEP_CLIENT", setup().name},
+        {"LOCKSTEP_ETCD_ENDPOINTS", endpoints},
+        {"LOCKSTEP_KEY_PREFIX", setup().key_prefix},
+        {"LOCKSTEP_LOCK_NAME", setup().lock_name}};
+    if (security.tls.enabled) {
+      env.emplace_back("LOCKSTEP_ETCD_TLS", "1");
+      if (!security.tls.ca_file.empty()) env.emplace_back("LOCKSTEP_ETCD_CACERT", security.tls.ca_file);
+      if (!security.tls.cert_file.empty()) env.emplace_back("LOCKSTEP_ETCD_CERT", security.tls.cert_file);
+      if (!security.tls.key_file.empty()) env.emplace_back("LOCKSTEP_ETCD_KEY", security.tls.key_file);
+    }
+    if (!security.username.empty()) {
+      env.emplace_back("LOCKSTEP_ETCD_USER", security.username);
+      env.emplace_back("LOCKSTEP_ETCD_PASSWORD", security.password);
+    }
+    auto started = proc.start(setup().command, env);
     if (!started) return started;
     real::ClientHello hello;
     hello.client = setup().name;
@@ -88,6 +101,12 @@ struct ExternalClient::Driver {
     hello.key_prefix = setup().key_prefix;
     hello.lock_name = setup().lock_name;
     hello.options = setup().options;
+    hello.tls = security.tls.enabled;
+    hello.ca_file = security.tls.ca_file;
+    hello.cert_file = security.tls.cert_file;
+    hello.key_file = security.tls.key_file;
+    hello.user = security.username;
+    hello.password = security.password;
     phase = Phase::hello;
     send("hello", real::hello_line(next_id, hello), kOtherRequestTimeout);
     return Result<void>::success();

@@ -35,6 +35,7 @@
 #include "lockstep/algorithms/lock.h"
 #include "lockstep/harness/run_config.h"
 #include "lockstep/kv/result.h"
+#include "lockstep/real_etcd/etcd_client_options.h"
 #include "lockstep/real_run/client_control.h"
 #include "lockstep/real_run/history_log.h"
 #include "lockstep/real_run/resource.h"
@@ -54,6 +55,9 @@ struct ExternalClientSetup {
   std::string key_prefix;
   std::string lock_name;  // the whole key, under key_prefix
   std::vector<std::pair<std::string, std::int64_t>> options;
+  // TLS files and user for a cluster that asks for them (the run's --cacert, --cert, --key,
+  // --user), passed on in the hello and the environment.
+  real::EtcdClientSecurity security;
   LockCapabilities capabilities;  // of the algorithm the client implements
   WorkloadConfig workload;
   std::uint64_t rng_seed = 0;

@@ -181,6 +181,7 @@ RealRunOutcome run_real(const RealRunConfig& config, const std::atomic<bool>* in
     s.key_prefix = out.key_prefix;
     s.lock_name = out.key_prefix + run.lock_name;
     for (const auto& [option, value] : run.algorithm_options) s.options.emplace_back(option, value);
+    s.security = config.backend.security;
     s.capabilities = info->capabilities;
     s.workload = run.workload;
     s.rng_seed = client_seed(i);

@@ -11,7 +11,8 @@ its session ends first. The catalogue's nearest algorithm is etcd-mutex (a Mutex
 re-check); each acquire is a new process, so a new session and a new key name.
 
 How the protocol maps onto it:
-  hello      remembers endpoints (joined for --endpoints), lock_name and the TTL
+  hello      remembers endpoints (joined for --endpoints), tls and user (passed to etcdctl as
+             ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY and ETCDCTL_USER), lock_name and the TTL
              (options.lease_ttl_seconds, else options.ttl, passed as --ttl; else etcdctl's
              default 10 s). Answers fail if there is no etcdctl on PATH.
   acquire    exclusive only ("shared" answers fail). Starts
@@ -168,6 +169,7 @@ class Adapter:
         self.endpoints = None
         self.lock_name = None
         self.ttl = None
+        self.credentials = {}  # ETCDCTL_* variables for TLS and a user, from the hello
         self.proc = None  # the etcdctl of the current or last acquire
         self.held = False
         self.token = None
@@ -181,13 +183,25 @@ class Adapter:
         eps = req.get("endpoints") or os.environ.get("LOCKSTEP_ETCD_ENDPOINTS", "").split(",")
         self.endpoints = ",".join(e for e in eps if e)
         self.lock_name = req.get("lock_name") or os.environ.get("LOCKSTEP_LOCK_NAME")
+        # etcdctl reads each flag from ETCDCTL_<FLAG> too: the password stays out of argv.
+        self.credentials = {}
+        tls = req.get("tls")
+        if isinstance(tls, dict):
+            for field, var in (("ca_file", "ETCDCTL_CACERT"), ("cert_file", "ETCDCTL_CERT"),
+                               ("key_file", "ETCDCTL_KEY")):
+                if tls.get(field):
+                    self.credentials[var] = tls[field]
+        user = req.get("user")
+        if isinstance(user, dict) and user.get("name"):
+            self.credentials["ETCDCTL_USER"] = "%s:%s" % (user["name"], user.get("password", ""))
         opts = req.get("options") or {}
         self.ttl = None
         for name in ("ttl", "lease_ttl_seconds"):  # the latter wins
             if isinstance(opts.get(name), int) and opts[name] > 0:
                 self.ttl = opts[name]
-        log("hello: endpoints %s, lock %r, ttl %s" % (self.endpoints, self.lock_name,
-                                                      self.ttl or "etcdctl's default (10 s)"))
+        log("hello: endpoints %s (tls %s, user %s), lock %r, ttl %s" % (
+            self.endpoints, isinstance(tls, dict), "ETCDCTL_USER" in self.credentials,
+            self.lock_name, self.ttl or "etcdctl's default (10 s)"))
         answer(req["id"], "ok", protocol=1)
 
     def _stop(self, proc, grace):
@@ -224,6 +238,7 @@ class Adapter:
         cmd.append(self.lock_name)
         env = {k: v for k, v in os.environ.items() if not k.startswith("ETCDCTL_")}
         env["ETCDCTL_API"] = "3"
+        env.update(self.credentials)
         self.proc = proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, env=env,
                                             preexec_fn=_die_with_parent)

@@ -5,7 +5,7 @@
 // catalogue's nearest algorithm is etcd-mutex-3.4.
 //
 // This file is what is specific to Mutex. The protocol I/O (requests and answers, hello's
-// endpoints and session TTL, the critical section's resource calls, stdin EOF) and the session
+// endpoints, TLS, user and session TTL, the critical section's resource calls, stdin EOF) and the session
 // handling are the Go adapters' shared package, lockstep/adapter (clients/go/src/lockstep/adapter,
 // whose header says what it does for every request). Here:
 //
@@ -65,7 +65,7 @@ func (l *mutexLock) Hello(h adapter.Hello) error {
 		l.Shutdown()
 	}
 	l.lockName, l.ttl = h.LockName, h.TTL
-	cli, err := adapter.Dial(h.Endpoints)
+	cli, err := adapter.Dial(h)
 	l.cli = cli // nil on error: acquires answer fail
 	return err
 }

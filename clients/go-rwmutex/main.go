@@ -4,11 +4,11 @@
 // clientv3/concurrency Session. The catalogue's algorithm is etcd-recipes-rwmutex.
 //
 // This file is what is specific to RWMutex. The protocol I/O (requests and answers, hello's
-// endpoints and session TTL, the critical section's resource calls, stdin EOF) and the session
+// endpoints, TLS, user and session TTL, the critical section's resource calls, stdin EOF) and the session
 // handling are the Go adapters' shared package, lockstep/adapter (clients/go/src/lockstep/adapter,
 // whose header says what it does for every request). Here:
 //
-//	hello            remembers the endpoints and makes the client (adapter.Dial: clientv3.New,
+//	hello            remembers the hello and makes the client (adapter.Dial: clientv3.New,
 //	                 DialTimeout 5 s, no wait for a connection); fail only when New returns an
 //	                 error.
 //	acquire          opens a session (concurrency.NewSession(client, WithTTL(ttl))) when there is
@@ -70,9 +70,9 @@ func ownKey(rw *recipe.RWMutex) *recipe.EphemeralKV {
 }
 
 type rwLock struct {
-	endpoints []string
-	lockName  string
-	ttl       int
+	hello    *adapter.Hello // nil until hello: how to dial again
+	lockName string
+	ttl      int
 
 	cli   *clientv3.Client
 	sess  *concurrency.Session
@@ -86,8 +86,8 @@ func (l *rwLock) Hello(h adapter.Hello) error {
 	if l.cli != nil { // a second hello replaces the first
 		l.Shutdown()
 	}
-	l.endpoints, l.lockName, l.ttl = h.Endpoints, h.LockName, h.TTL
-	cli, err := adapter.Dial(l.endpoints)
+	l.hello, l.lockName, l.ttl = &h, h.LockName, h.TTL
+	cli, err := adapter.Dial(h)
 	l.cli = cli // nil on error: the next acquire dials again
 	return err
 }
@@ -107,7 +107,7 @@ func (l *rwLock) abandon(closeClient bool) {
 }
 
 func (l *rwLock) Acquire(req *adapter.Request) adapter.Answer {
-	if l.endpoints == nil {
+	if l.hello == nil {
 		return adapter.Fail("no hello")
 	}
 	if req.Mode != "shared" && req.Mode != "exclusive" {
@@ -117,7 +117,7 @@ func (l *rwLock) Acquire(req *adapter.Request) adapter.Answer {
 		return adapter.Fail("already holding the lock")
 	}
 	if l.cli == nil {
-		cli, err := adapter.Dial(l.endpoints)
+		cli, err := adapter.Dial(*l.hello)
 		if err != nil {
 			return adapter.Fail(err.Error())
 		}

@@ -10,7 +10,8 @@
 // leases are closest to etcd-mutex, without the waiting.
 //
 // How the protocol maps onto it:
-//   hello     new Etcd3({hosts: endpoints, dialTimeout: 5000, defaultCallOptions}) (etcd3
+//   hello     new Etcd3({hosts: endpoints, dialTimeout: 5000, defaultCallOptions}), with
+//             credentials (the tls files' contents) and auth (the user) when the hello has them (etcd3
 //             connects lazily, so hello answers ok without contacting etcd). TTL: options
 //             .lease_ttl_seconds, else options.ttl, else etcd3's default (30 s). Every unary call
 //             gets a 5 s deadline through defaultCallOptions (streams, i.e. keep-alives, none),
@@ -40,6 +41,7 @@
 'use strict';
 
 const readline = require('readline');
+const fs = require('fs');
 const { Etcd3, EtcdLockFailedError } = require('etcd3');
 
 const CALL_TIMEOUT_MS = 5000;
@@ -129,9 +131,20 @@ function hello(req) {
   for (const name of ['ttl', 'lease_ttl_seconds']) { // the latter wins
     if (Number.isInteger(options[name]) && options[name] > 0) ttl = options[name];
   }
+  const config = { hosts: endpoints, dialTimeout: 5000, defaultCallOptions: callOptions };
+  if (req.tls) { // PEM files; no CA file: the system's roots (createSsl's default)
+    let read;
+    try {
+      read = name => (req.tls[name] ? fs.readFileSync(req.tls[name]) : undefined);
+      config.credentials = { rootCertificate: read('ca_file'), privateKey: read('key_file'), certChain: read('cert_file') };
+    } catch (e) {
+      return answer(req.id, 'fail', { reason: `tls: ${e.message}` });
+    }
+  }
+  if (req.user && req.user.name) config.auth = { username: req.user.name, password: req.user.password || '' };
   if (client) client.close();
-  client = new Etcd3({ hosts: endpoints, dialTimeout: 5000, defaultCallOptions: callOptions });
-  log(`hello: endpoints ${endpoints.join(',')}, lock ${JSON.stringify(lockName)}, ttl ${ttl || "etcd3's default (30 s)"}`);
+  client = new Etcd3(config);
+  log(`hello: endpoints ${endpoints.join(',')} (tls ${Boolean(req.tls)}, user ${Boolean(config.auth)}), lock ${JSON.stringify(lockName)}, ttl ${ttl || "etcd3's default (30 s)"}`);
   answer(req.id, 'ok', { protocol: 1 });
 }
 

@@ -5,8 +5,11 @@ package adapter
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io/ioutil"
 	"sync"
 	"time"
 
@@ -15,15 +18,55 @@ import (
 	"go.etcd.io/etcd/etcdserver/api/v3rpc/rpctypes"
 )
 
-// Dial makes the client: clientv3.New{Endpoints, DialTimeout: 5 s}. 3.4's New does not wait for
-// a connection (no grpc.WithBlock), so it returns at once and fails only when New returns an
-// error (no endpoints, say); an unreachable cluster shows at the first acquire.
-func Dial(endpoints []string) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+// Dial makes the client for h: clientv3.New{Endpoints, DialTimeout: 5 s}, with TLS and a user
+// when the hello gives them. 3.4's New does not wait for a connection (no grpc.WithBlock), so
+// it returns at once and fails only when New returns an error (no endpoints, an unreadable
+// certificate, a refused login); an unreachable cluster shows at the first acquire.
+func Dial(h Hello) (*clientv3.Client, error) {
+	config := clientv3.Config{Endpoints: h.Endpoints, DialTimeout: 5 * time.Second}
+	if h.TLS != nil {
+		tlsConfig, err := TLSConfig(*h.TLS)
+		if err != nil {
+			return nil, fmt.Errorf("dial: %v", err)
+		}
+		config.TLS = tlsConfig
+	}
+	if h.User != nil {
+		config.Username, config.Password = h.User.Name, h.User.Password
+	}
+	cli, err := clientv3.New(config)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %v", err)
 	}
 	return cli, nil
+}
+
+// TLSConfig is the client side of f: the CA file's certificates as the roots (the system's
+// when there is none), and the client certificate when f names one.
+func TLSConfig(f TLSFiles) (*tls.Config, error) {
+	config := &tls.Config{}
+	if f.CAFile != "" {
+		pem, err := ioutil.ReadFile(f.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.ca_file: %v", err)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls.ca_file %s: no PEM certificate in it", f.CAFile)
+		}
+		config.RootCAs = roots
+	}
+	if (f.CertFile == "") != (f.KeyFile == "") {
+		return nil, fmt.Errorf("tls: cert_file and key_file go together")
+	}
+	if f.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(f.CertFile, f.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.cert_file, tls.key_file: %v", err)
+		}
+		config.Certificates = []tls.Certificate{cert}
+	}
+	return config, nil
 }
 
 // LiveSession returns s while it is live (its Done() not closed); otherwise it orphans s (when

@@ -10,8 +10,9 @@
 //	                 as a request is answered fail when it carries an id, else logged and
 //	                 skipped; an unknown op is answered fail.
 //	hello            protocol must be 1 (else fail, and Lock.Hello is not called). Endpoints
-//	                 (LOCKSTEP_ETCD_ENDPOINTS when the request has none), lock_name and the session
-//	                 TTL (options.lease_ttl_seconds, else options.ttl, else concurrency's default
+//	                 (LOCKSTEP_ETCD_ENDPOINTS when the request has none), tls and user (for a
+//	                 cluster that asks for them), lock_name and the session TTL
+//	                 (options.lease_ttl_seconds, else options.ttl, else concurrency's default
 //	                 60 s) go to Lock.Hello: ok with protocol 1, or fail with Hello's error.
 //	acquire, release Lock.Acquire and Lock.Release, whose Answer is sent.
 //	critical_section {"call":"read"} then, when write, {"call":"write","value":read+1}, both with
@@ -43,16 +44,34 @@ type Request struct {
 	KeyPrefix string                 `json:"key_prefix"`
 	LockName  string                 `json:"lock_name"`
 	Options   map[string]interface{} `json:"options"`
+	TLS       *TLSFiles              `json:"tls"`
+	User      *User                  `json:"user"`
 	Mode      string                 `json:"mode"`
 	TimeoutMs int64                  `json:"timeout_ms"`
 	Write     bool                   `json:"write"`
 }
 
+// TLSFiles are the PEM files of a cluster that speaks TLS; each may be empty (no CA file: the
+// system's roots; no cert and key: no client certificate).
+type TLSFiles struct {
+	CAFile   string `json:"ca_file"`
+	CertFile string `json:"cert_file"`
+	KeyFile  string `json:"key_file"`
+}
+
+// User is the etcd user to log in as, for a cluster with authentication on.
+type User struct {
+	Name     string `json:"name"`
+	Password string `json:"password"`
+}
+
 // Hello is what a hello request sets up, as Lock.Hello gets it.
 type Hello struct {
-	Endpoints []string // lockstep's link proxies for this client
-	LockName  string   // the key (prefix) the lock uses
-	TTL       int      // session TTL in seconds
+	Endpoints []string  // lockstep's link proxies for this client
+	TLS       *TLSFiles // nil: plain http
+	User      *User     // nil: no authentication
+	LockName  string    // the key (prefix) the lock uses
+	TTL       int       // session TTL in seconds
 }
 
 // Fields are the fields of an answer besides id and type.
@@ -245,7 +264,8 @@ func (c *conn) hello(req *Request, l Lock) Answer {
 	if req.Protocol != 1 {
 		return Fail(fmt.Sprintf("protocol %d not supported (1 is)", req.Protocol))
 	}
-	h := Hello{Endpoints: req.Endpoints, LockName: req.LockName, TTL: 60} // concurrency's defaultSessionTTL
+	h := Hello{Endpoints: req.Endpoints, TLS: req.TLS, User: req.User, LockName: req.LockName,
+		TTL: 60} // concurrency's defaultSessionTTL
 	if len(h.Endpoints) == 0 && os.Getenv("LOCKSTEP_ETCD_ENDPOINTS") != "" {
 		h.Endpoints = strings.Split(os.Getenv("LOCKSTEP_ETCD_ENDPOINTS"), ",")
 	}
@@ -259,7 +279,8 @@ func (c *conn) hello(req *Request, l Lock) Answer {
 	if err := l.Hello(h); err != nil {
 		return Fail(err.Error())
 	}
-	Logf("hello: endpoints %v, lock %q, session ttl %d s", h.Endpoints, h.LockName, h.TTL)
+	Logf("hello: endpoints %v (tls %v, user %v), lock %q, session ttl %d s", h.Endpoints,
+		h.TLS != nil, h.User != nil, h.LockName, h.TTL)
 	return OK(Fields{"protocol": 1})
 }
 

@@ -6,8 +6,16 @@ package adapter
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"io/ioutil"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,9 +147,14 @@ func TestBadLinesAndOptions(t *testing.T) {
 	ls.expect(`{"id":4,"type":"ok","protocol":1}`)
 	ls.write(`{"id":5,"op":"hello","protocol":1,"lock_name":"p/lock","options":{"lease_ttl_seconds":0}}`)
 	ls.expect(`{"id":5,"type":"ok","protocol":1}`)
+	// A cluster with TLS and users: both reach Lock.Hello as sent.
+	ls.write(`{"id":6,"op":"hello","protocol":1,"lock_name":"p/lock","options":{},"tls":{"ca_file":"/pki/ca.pem"},"user":{"name":"root","password":"pw"}}`)
+	ls.expect(`{"id":6,"type":"ok","protocol":1}`)
 	want := []Hello{
 		{Endpoints: []string{"127.0.0.1:3", "127.0.0.1:4"}, LockName: "p/lock", TTL: 9},
 		{Endpoints: []string{"127.0.0.1:3", "127.0.0.1:4"}, LockName: "p/lock", TTL: 60},
+		{Endpoints: []string{"127.0.0.1:3", "127.0.0.1:4"}, TLS: &TLSFiles{CAFile: "/pki/ca.pem"},
+			User: &User{Name: "root", Password: "pw"}, LockName: "p/lock", TTL: 60},
 	}
 	if !reflect.DeepEqual(l.hellos, want) {
 		t.Fatalf("Hello got %+v, want %+v", l.hellos, want)
@@ -159,5 +172,59 @@ func TestStdinClosedDuringAcquire(t *testing.T) {
 	case <-ls.ended:
 	case <-time.After(5 * time.Second):
 		t.Fatal("serve did not return at the end of stdin")
+	}
+}
+
+// TLSConfig reads the CA file into the roots and the client certificate with its key; a file
+// that is not there or holds no PEM, or a certificate without its key, is an error naming it.
+func TestTLSConfig(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile, junk := dir+"/cert.pem", dir+"/key.pem", dir+"/junk.pem"
+	write := func(name string, data []byte) {
+		if err := ioutil.WriteFile(name, data, 0600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	write(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+	write(junk, []byte("not a certificate"))
+
+	config, err := TLSConfig(TLSFiles{CAFile: certFile, CertFile: certFile, KeyFile: keyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if config.RootCAs == nil || len(config.Certificates) != 1 {
+		t.Fatalf("roots %v, %d client certificates", config.RootCAs, len(config.Certificates))
+	}
+	if config, err := TLSConfig(TLSFiles{}); err != nil || config.RootCAs != nil || len(config.Certificates) != 0 {
+		t.Fatalf("no files: %v, %v (the system's roots, no client certificate expected)", config, err)
+	}
+	for _, bad := range []struct {
+		files TLSFiles
+		want  string
+	}{
+		{TLSFiles{CAFile: dir + "/missing.pem"}, "tls.ca_file: open " + dir + "/missing.pem"},
+		{TLSFiles{CAFile: junk}, "tls.ca_file " + junk + ": no PEM certificate in it"},
+		{TLSFiles{CertFile: certFile}, "tls: cert_file and key_file go together"},
+		{TLSFiles{CertFile: certFile, KeyFile: junk}, "tls.cert_file, tls.key_file: "},
+	} {
+		if _, err := TLSConfig(bad.files); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
+			t.Errorf("TLSConfig(%+v) = %v, want an error starting %q", bad.files, err, bad.want)
+		}
 	}
 }
