@@ -59,6 +59,10 @@ class PartitionModel {
   // the model cannot tell), and whether others can from `state` (model_traits.h, ReadTarget).
   virtual std::optional<std::vector<std::uint32_t>> writers_of(std::size_t read) const = 0;
   virtual bool may_reach_without_writers(std::uint32_t state, std::size_t read) const = 0;
+  // For a read-only operation: the interned state in which it is legal, when that is the only
+  // one (ReadTarget::legal_state); -1 otherwise. Interns that state if the search has not met
+  // it yet.
+  virtual std::int64_t read_state(std::size_t read) = 0;
   virtual std::string describe_op(std::size_t op) const = 0;
   virtual std::string describe_state(std::uint32_t state) const = 0;
   // Bytes held by the interned states and the memo of steps (counted against the budget).
@@ -166,6 +170,11 @@ class ModelPartition final : public PartitionModel {
     return !ops_[read].output ||
            ReadTarget<M>::may_reach_without_writers(states_[state], ops_[read].input,
                                                     *ops_[read].output);
+  }
+  std::int64_t read_state(std::size_t read) override {
+    if (!ops_[read].output || !read_only(read)) return -1;
+    auto s = ReadTarget<M>::legal_state(ops_[read].input, *ops_[read].output);
+    return s ? std::int64_t{intern(std::move(*s))} : -1;
   }
   std::string describe_op(std::size_t op) const override {
     const auto& o = ops_[op];

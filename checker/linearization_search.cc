@@ -7,6 +7,13 @@ namespace lockstep {
 
 namespace {
 
+// How many of the next unlinearized reads (in call order) a move is checked against
+// (reduction 6), and how many list entries the check walks at most to find them. On the kv
+// set 4 reads prune as much as 8 or all of them do, at a quarter of the cost of 16; the
+// entry bound keeps the check short where reads are rare.
+constexpr int kFutureReads = 4;
+constexpr int kFutureEntries = 64;
+
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -39,9 +46,11 @@ LinearizationSearch::LinearizationSearch(PartitionModel& model)
     zobrist_.push_back(determinate ? splitmix64(op + 1) : 0);
     ++n;
   }
-  for (std::size_t op = 0; op < model.size(); ++op) read_only_.push_back(model.read_only(op));
-  writers_.resize(model.size());
-  unknown_writers_.assign(model.size(), 0);
+  for (std::size_t op = 0; op < model.size(); ++op) {
+    read_only_.push_back(model.read_only(op));
+    read_state_.push_back(read_only_.back() ? model.read_state(op) : -1);
+  }
+  writer_list_.assign(model.size(), kUnasked);
   remaining_ = det_count;
   has_indeterminate_ = ind_count > 0;
   // Each indeterminate operation's nearest earlier-called twin (equal input).
@@ -101,10 +110,19 @@ bool LinearizationSearch::run(std::uint64_t steps, const SearchLimits& limits) {
 }
 
 // One move: try the call at entry_ if it is of this phase's kind, or, at a return entry, go
-// on to the next phase or backtrack.
+// on to the next phase or backtrack. The determinate phase takes its candidates in return
+// order (next_by_return) instead of walking the list.
 void LinearizationSearch::step() {
   // With a determinate operation left, its return entry stops the walk before the end.
   assert(entry_ >= 0);
+  if (phase_ == kDeterminate) {
+    entry_ = next_by_return();
+    if (entry_ < 0) {
+      end_of_window();
+      return;
+    }
+    after_return_ = list_.e[entry_].match;
+  }
   const auto& cur = list_.e[entry_];
   if (!cur.is_call) {
     end_of_window();
@@ -113,14 +131,14 @@ void LinearizationSearch::step() {
   const bool determinate = cur.match >= 0;
   const auto op = static_cast<std::uint32_t>(cur.op);
   const bool candidate = phase_ == kStutter        ? determinate && read_only_[op]
-                         : phase_ == kDeterminate  ? determinate
+                         : phase_ == kDeterminate  ? true  // next_by_return chose it
                                                    : !determinate && !twin_waits(cur.op);
   if (!candidate) {
     entry_ = cur.next;
     return;
   }
-  const std::int64_t next = model_.step(state_, op);
-  if (next == PartitionModel::kIllegal && phase_ == kStutter && read_can_never_be_legal(op)) {
+  const std::int64_t next = step_model(state_, op);
+  if (next == PartitionModel::kIllegal && phase_ == kStutter && read_can_never_be_legal(op, state_)) {
     backtrack();  // this configuration is dead
     return;
   }
@@ -133,9 +151,16 @@ void LinearizationSearch::step() {
   }
   flip(op);
   const auto next_state = static_cast<std::uint32_t>(next);
-  if (!cache_.insert(key(next_state), next_state, det_.data(), ind_.data())) {
-    flip(op);  // explored, or covered by an explored configuration: not again
-    // A stutter is the only move tried from here: with it explored, so is this configuration.
+  // Dead configurations (reduction 6) are not recorded: the check is cheaper than the cache.
+  // A move that leaves the state as it was (a read) cannot make a read impossible that was
+  // not already, and is not checked: the check costs a lookup per read.
+  const bool dead = next_state != state_ && future_read_dead(op, next_state);
+  // A dead move still extends a linearizable prefix: the witness shows the read it dooms.
+  if (dead && stack_.size() + 1 > best_prefix_.size()) note_prefix(cur.op);
+  if (dead || !cache_.insert(key(next_state), next_state, det_.data(), ind_.data())) {
+    flip(op);  // dead, explored, or covered by an explored configuration: not again
+    // A stutter is the only move tried from here: with it explored (or dead), so is this
+    // configuration, since the read can be moved to the front of any way on from here.
     if (phase_ == kStutter) backtrack();
     else entry_ = cur.next;
     return;
@@ -148,18 +173,40 @@ void LinearizationSearch::step() {
     verdict_ = LinVerdict::linearizable;
     return;
   }
-  if (stack_.size() > best_prefix_.size()) {
-    best_prefix_.clear();
-    for (const auto& f : stack_) best_prefix_.push_back(list_.e[f.call].op);
-  }
+  if (stack_.size() > best_prefix_.size()) note_prefix(-1);
   phase_ = kStutter;
   entry_ = list_.e[0].next;
+}
+
+// Records the operations linearized on the stack, then `last` unless it is -1, as the longest
+// linearizable prefix found (the witness's).
+void LinearizationSearch::note_prefix(std::int32_t last) {
+  best_prefix_.clear();
+  for (const auto& f : stack_) best_prefix_.push_back(list_.e[f.call].op);
+  if (last >= 0) best_prefix_.push_back(last);
+}
+
+// The window's determinate call, not read-only, whose return comes next after after_return_;
+// -1 when none is left. Read-only ones are left out: the stutter phase before found each
+// illegal here (a legal one would have been the only move tried).
+std::int32_t LinearizationSearch::next_by_return() const {
+  std::int32_t best = -1, best_return = INT32_MAX;
+  for (std::int32_t i = list_.e[0].next; i >= 0 && list_.e[i].is_call; i = list_.e[i].next) {
+    const auto& x = list_.e[i];
+    if (x.match > after_return_ && x.match < best_return &&
+        !read_only_[static_cast<std::size_t>(x.op)]) {
+      best = i;
+      best_return = x.match;
+    }
+  }
+  return best;
 }
 
 // The walk reached the first return entry: the phase's candidates are all tried.
 void LinearizationSearch::end_of_window() {
   if (phase_ == kStutter) {
     phase_ = kDeterminate;
+    after_return_ = 0;
   } else if (phase_ == kDeterminate && has_indeterminate_) {
     phase_ = kIndeterminate;
   } else {
@@ -189,19 +236,57 @@ bool LinearizationSearch::absorbs_last_move(std::uint32_t op, std::int64_t next)
 // that could set a state where it is legal is left, and the others cannot get there from this
 // state (a get of "ab" when the value is "x" and no put of "", "a" or "ab" is left). Then this
 // configuration has no way on, since `op` must be linearized.
-bool LinearizationSearch::read_can_never_be_legal(std::uint32_t op) {
-  auto& w = writers_[op];
-  if (!w) {
-    auto known = model_.writers_of(op);
-    unknown_writers_[op] = !known;  // unknown to the model: never provable
-    w = known ? std::move(*known) : std::vector<std::uint32_t>{};
+bool LinearizationSearch::read_can_never_be_legal(std::uint32_t op, std::uint32_t state) {
+  if (model_.may_reach_without_writers(state, op)) return false;
+  const std::vector<std::uint32_t>* w = writers(op);
+  if (!w) return false;  // unknown to the model: never provable
+  for (std::uint32_t x : *w)
+    if (!linearized(x)) return false;  // still to come
+  return true;
+}
+
+// The writers of read-only `read` (see writer_list_), or null when the model cannot tell.
+const std::vector<std::uint32_t>* LinearizationSearch::writers(std::uint32_t read) {
+  std::int32_t& list = writer_list_[read];
+  if (list == kUnasked && read_state_[read] >= 0) {
+    auto shared = writer_list_of_state_.find(read_state_[read]);
+    if (shared != writer_list_of_state_.end()) list = shared->second;
   }
-  if (unknown_writers_[op]) return false;
-  for (std::uint32_t x : *w) {
-    const Bit& b = bit_[x];
-    if (((b.determinate ? det_ : ind_)[b.word] & b.mask) == 0) return false;  // still to come
+  if (list == kUnasked) {
+    auto known = model_.writers_of(read);
+    if (!known) {
+      list = kUnknown;
+    } else {
+      // Latest call first: the search linearizes roughly in time order, so the first writer
+      // looked at is most often one still to come, which ends read_can_never_be_legal's loop.
+      std::sort(known->begin(), known->end(), [&](std::uint32_t a, std::uint32_t b) {
+        return list_.call_of[a] > list_.call_of[b];
+      });
+      list = static_cast<std::int32_t>(writer_lists_.size());
+      writer_lists_.push_back(std::move(*known));
+      if (read_state_[read] >= 0) writer_list_of_state_.emplace(read_state_[read], list);
+    }
   }
-  return !model_.may_reach_without_writers(state_, op);
+  return list == kUnknown ? nullptr : &writer_lists_[static_cast<std::size_t>(list)];
+}
+
+// Reduction 6: whether, with `moved` just linearized (its bit set, its entries still in the
+// list) and `state` reached, one of the next kFutureReads unlinearized read-only operations in
+// call order is illegal there and can never be legal. Sound for any read checked: a
+// determinate operation must be linearized on every way on.
+bool LinearizationSearch::future_read_dead(std::uint32_t moved, std::uint32_t state) {
+  int reads = 0, entries = 0;
+  for (std::int32_t i = list_.e[0].next; i >= 0 && reads < kFutureReads && entries < kFutureEntries;
+       i = list_.e[i].next, ++entries) {
+    const auto& x = list_.e[i];
+    const auto op = static_cast<std::uint32_t>(x.op);
+    // Determinate reads only: a crashed one may stay out of the linearization.
+    if (!x.is_call || x.match < 0 || !read_only_[op] || op == moved) continue;
+    ++reads;
+    if (step_model(state, op) == PartitionModel::kIllegal && read_can_never_be_legal(op, state))
+      return true;
+  }
+  return false;
 }
 
 // Twins (indeterminate, equal inputs) are interchangeable once both are called, which the
@@ -234,6 +319,7 @@ void LinearizationSearch::backtrack() {
     if (f.phase == kStutter) continue;
     phase_ = f.phase;
     entry_ = list_.e[f.call].next;
+    after_return_ = list_.e[f.call].match;  // used in the determinate phase only
     return;
   }
 }

@@ -17,8 +17,15 @@
 // (may_reach_without_writers: appending to a prefix of what a get returned). Once the read is
 // illegal, cannot be reached without writers and none is left to linearize, the search knows
 // the configuration is dead. Default (known = false): nothing is proved.
+// ReadTarget<M>::legal_state: the one state in which a read-only operation with this input and
+// answer is legal (a read of v: v), or nullopt when there may be several (a failed cas) or the
+// model cannot tell. The search then tells legal from illegal by comparing interned state
+// numbers instead of asking the model, and shares one list of writers among the reads of one
+// legal state: for such reads, `writer` must depend on the read only through that state.
+// Default: nullopt.
 #pragma once
 
+#include <optional>
 #include <type_traits>
 #include <variant>
 
@@ -106,6 +113,10 @@ struct ReadTarget {
                                         const typename M::Output&) {
     return true;
   }
+  static std::optional<typename M::State> legal_state(const typename M::Input&,
+                                                      const typename M::Output&) {
+    return std::nullopt;
+  }
 };
 
 // A read of v: only a write of v, or a cas to v that succeeded (or may have), sets v; nothing
@@ -125,6 +136,10 @@ struct ReadTarget<model::CasRegister> {
     // Only reads are answered here; a failed cas could become legal by any change of state.
     return read.kind != R::Kind::read || s == seen.value;
   }
+  static std::optional<R::State> legal_state(const R::Input& read, const R::Output& seen) {
+    if (read.kind != R::Kind::read) return std::nullopt;  // a failed cas: any other value
+    return seen.value;
+  }
 };
 
 // A get of V: appends only extend the value, so without a put it takes a prefix of V to get
@@ -141,6 +156,10 @@ struct ReadTarget<model::KvKey> {
   static bool may_reach_without_writers(const K::State& s, const K::Input& read,
                                         const K::Output& seen) {
     return read.kind != K::Kind::get || seen.value.compare(0, s.size(), s) == 0;
+  }
+  static std::optional<K::State> legal_state(const K::Input& read, const K::Output& seen) {
+    if (read.kind != K::Kind::get) return std::nullopt;
+    return seen.value;
   }
 };
 
