@@ -125,7 +125,7 @@ etcd --name tls0 --data-dir "$work/etcd-tls" \
   --cert-file "$pki/server.pem" --key-file "$pki/server.key" --trusted-ca-file "$pki/ca.pem" \
   --client-cert-auth >"$work/etcd-tls.log" 2>&1 &
 etcd_pid=$!
-trap 'kill -9 "$etcd_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill -9 "$etcd_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 tls=(--endpoints "https://127.0.0.1:$client_port" --cacert "$pki/ca.pem" --cert "$pki/client.pem" --key "$pki/client.key")
 ctl() { ETCDCTL_API=3 etcdctl --dial-timeout=2s "${tls[@]}" "$@"; }
 for _ in $(seq 50); do ctl endpoint health >/dev/null 2>&1 && break; sleep 0.2; done
