@@ -12,8 +12,9 @@
 # change is confirmed with `lockstep bench` run alternately on both builds.
 #
 # Counts cover only the simulation (callgrind's --toggle-collect): the KV load for the first
-# figure, the standard seeds' run (checks included) for the second, and the same seeds with
-# the load extended for liveness for the third (see bench/sim_bench.h). Needs valgrind (Debian: valgrind).
+# figure, the same load with its KV calls recorded for the second, the standard seeds' run
+# (checks included) for the third, and the same seeds with the load extended for liveness for
+# the fourth (see bench/sim_bench.h). Needs valgrind (Debian: valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=${1:-build/release/lockstep-engine}
@@ -35,11 +36,13 @@ count() {
 
 kv_instructions=$(count '*simulate_kv_load*' --seeds 1 --kv-seconds "$kv_seconds")
 requests=$(awk '$1 == "sim_kv_requests" {print $2}' "$work/figures")
+recorded_kv_instructions=$(count '*simulate_recorded_kv_load*' --seeds 1 --kv-seconds "$kv_seconds")
 seed_instructions=$(count '*run_standard_seed*' --seeds "$seeds" --kv-seconds 1)
 liveness_instructions=$(count '*run_liveness_seed*' --seeds "$seeds" --kv-seconds 1)
-awk -v i="$kv_instructions" -v r="$requests" -v s="$seed_instructions" \
+awk -v i="$kv_instructions" -v ri="$recorded_kv_instructions" -v r="$requests" -v s="$seed_instructions" \
     -v l="$liveness_instructions" -v n="$seeds" 'BEGIN {
   printf "%-40s %12.0f instructions\n", "sim_kv_instructions_per_request", i / r
+  printf "%-40s %12.0f instructions\n", "sim_kv_recorded_instructions_per_request", ri / r
   printf "%-40s %12.0f instructions\n", "standard_seed_instructions", s / n
   printf "%-40s %12.0f instructions\n", "liveness_seed_instructions", l / n
 }'

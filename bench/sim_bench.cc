@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
+#include "lockstep/harness/history_recorder.h"
 #include "lockstep/harness/run_request.h"
 #include "lockstep/harness/sim_runner.h"
 #include "lockstep/sim/etcd_cluster.h"
@@ -55,12 +57,20 @@ struct KvLoad {
   std::uint64_t requests = 0;
   std::uint64_t events = 0;
   std::uint64_t messages = 0;
+  History history;  // of a recorded load
 };
 
-// noipa (never inlined, cloned or merged): bench/instructions.sh counts the instructions
-// inside it by its name.
-[[gnu::noipa]] KvLoad simulate_kv_load(int clients, Duration length) {
+// The KV load: `clients` clients hammering a 3-member cluster for `length` of simulated time.
+// With `record`, a HistoryRecorder observes the world and records every client's KV calls
+// (kv-send, kv-end), as in a `lockstep run`; the history is handed back (a run keeps it for
+// its checks and files, so freeing it is no part of recording).
+KvLoad kv_load(int clients, Duration length, bool record) {
   sim::World world(1);
+  std::optional<HistoryRecorder> recorder;
+  if (record) {
+    recorder.emplace(world);
+    world.set_observer(&*recorder);
+  }
   sim::Network network(world, world.rng_for("network"), sim::LatencyConfig{});
   sim::EtcdConfig config;
   config.members = 3;
@@ -74,6 +84,7 @@ struct KvLoad {
     const auto pid = world.add_process("client-" + std::to_string(i));
     sim::SimClientOptions options;
     options.preferred_member = i % config.members;
+    options.record_calls = record;
     c.kv = std::make_unique<sim::SimKvClient>(world, cluster, pid, options);
     c.node = std::make_unique<sim::SimNode>(world, pid, *c.kv, world.rng_for("client").fork(static_cast<std::uint64_t>(i)));
     c.loop = c.node->spawn(kv_loop(c.node.get(), &completed), "kv-load");
@@ -83,9 +94,20 @@ struct KvLoad {
     c.loop = SpawnHandle();
     c.node->destroy_all_tasks();
   }
-  return {completed, world.events_run(), network.messages_sent()};
+  world.set_observer(nullptr);
+  KvLoad load{completed, world.events_run(), network.messages_sent(), {}};
+  if (recorder) load.history = std::move(recorder->history());
+  return load;
 }
 
+// noipa (never inlined, cloned or merged): bench/instructions.sh counts the instructions
+// inside each by its name.
+[[gnu::noipa]] KvLoad simulate_kv_load(int clients, Duration length) {
+  return kv_load(clients, length, false);
+}
+[[gnu::noipa]] KvLoad simulate_recorded_kv_load(int clients, Duration length) {
+  return kv_load(clients, length, true);
+}
 // The standard scenario's config for one seed (see sim_bench.h).
 RunConfig standard_config(std::uint64_t seed, bool extend_load_for_liveness) {
   RunRequest r;
@@ -135,10 +157,10 @@ std::string default_checker_data_dir() { return LOCKSTEP_PORCUPINE_DATA_DIR; }
 
 std::vector<BenchFigure> run_sim_bench(const SimBenchOptions& o) {
   std::vector<BenchFigure> out;
+  const Duration kv_length(static_cast<std::int64_t>(o.kv_simulated_seconds * 1e9));
   {
     const double cpu0 = thread_cpu_seconds();
-    const KvLoad load = simulate_kv_load(
-        o.kv_clients, Duration(static_cast<std::int64_t>(o.kv_simulated_seconds * 1e9)));
+    const KvLoad load = simulate_kv_load(o.kv_clients, kv_length);
     const double cpu = thread_cpu_seconds() - cpu0;
     const double requests = static_cast<double>(load.requests);
     out.push_back({"sim_kv_requests", requests, "requests"});
@@ -146,6 +168,13 @@ std::vector<BenchFigure> run_sim_bench(const SimBenchOptions& o) {
     out.push_back({"sim_kv_events_per_request", static_cast<double>(load.events) / requests, "events"});
     out.push_back({"sim_kv_messages_per_request", static_cast<double>(load.messages) / requests, "messages"});
     out.push_back({"sim_events_per_cpu_second", static_cast<double>(load.events) / cpu, "events/s"});
+  }
+  {
+    const double cpu0 = thread_cpu_seconds();
+    const KvLoad load = simulate_recorded_kv_load(o.kv_clients, kv_length);
+    const double cpu = thread_cpu_seconds() - cpu0;
+    const double requests = static_cast<double>(load.requests);
+    out.push_back({"sim_kv_requests_per_cpu_second_recorded", requests / cpu, "requests/s"});
   }
   // The standard scenario runs exactly its 60 s of load. The liveness variant is the same
   // seed with its load extended until liveness can be judged after the last fault (a run

@@ -5,6 +5,9 @@
 //                                   CPU second by clients hammering a simulated 3-member
 //                                   cluster (a request: client -> member -> raft -> reply);
 //                                   `lockstep bench --kv-clients N` sets their number
+//   sim_kv_requests_per_cpu_second_recorded
+//                                   the same load with every client's KV calls recorded into a
+//                                   history (kv-send, kv-end), as a `lockstep run` records them
 //   sim_kv_events_per_request,      world events and network messages per KV request, and
 //   sim_kv_messages_per_request,    events per CPU second: where a request's cost goes
 //   sim_events_per_cpu_second

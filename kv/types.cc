@@ -1,5 +1,6 @@
 #include "lockstep/kv/types.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lockstep {
@@ -19,6 +20,10 @@ std::string prefix_range_end(const std::string& prefix) {
 }
 
 std::string escape_bytes(const std::string& bytes) {
+  // Nearly every key and value is printable text with no backslash: a plain copy, not a
+  // character-by-character append (every recorded call and key change escapes its key).
+  const auto plain = [](unsigned char c) { return c != '\\' && c >= 0x20 && c < 0x7f; };
+  if (std::all_of(bytes.begin(), bytes.end(), plain)) return bytes;
   std::string out;
   out.reserve(bytes.size());
   for (unsigned char c : bytes) {

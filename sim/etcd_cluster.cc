@@ -2,7 +2,10 @@
 
 #include <cassert>
 #include <iterator>
+#include <optional>
 #include <utility>
+
+#include "lockstep/sim/json_object.h"
 
 namespace lockstep::sim {
 
@@ -143,24 +146,28 @@ nlohmann::json EtcdCluster::cause_of(const LogEntry& entry) const {
     return j;
   }
   if (entry.client_call.call_id == 0) return nullptr;
-  nlohmann::json j;
-  j["kind"] = "request";
-  j["request"] = log_op_name(entry.op);
-  j["client"] = world_.process(entry.client_call.client).name;
-  j["call"] = entry.client_call.call_id;
-  j["member"] = world_.process(member(entry.origin_member).pid()).name;
-  j["sent_ns"] = entry.client_call.sent_ns;
-  const auto abandoned = abandoned_calls_.find({entry.client_call.client, entry.client_call.call_id});
-  if (abandoned != abandoned_calls_.end()) j["abandoned_ns"] = abandoned->second;
-  if (const ReplyRoute& call = entry.client_call; call.for_client != 0) {
+  const ReplyRoute& call = entry.client_call;
+  const auto abandoned_at = [this](ProcessId client, std::uint64_t call_id) {
+    const auto it = abandoned_calls_.find({client, call_id});
+    return it == abandoned_calls_.end() ? std::optional<std::int64_t>() : it->second;
+  };
+  JsonObject j;  // members in key order (see JsonObject)
+  if (const auto abandoned = abandoned_at(call.client, call.call_id)) j.add("abandoned_ns", *abandoned);
+  j.add("call", call.call_id);
+  j.add("client", world_.process(call.client).name);
+  if (call.for_client != 0) {
     // A request of a member's lock service: made for this Lock or Unlock call of a client.
-    j["for_client"] = world_.process(call.for_client).name;
-    j["for_call"] = call.for_call_id;
-    j["for_request"] = call.for_request;
-    const auto gave_up = abandoned_calls_.find({call.for_client, call.for_call_id});
-    if (gave_up != abandoned_calls_.end()) j["for_call_abandoned_ns"] = gave_up->second;
+    j.add("for_call", call.for_call_id);
+    if (const auto gave_up = abandoned_at(call.for_client, call.for_call_id))
+      j.add("for_call_abandoned_ns", *gave_up);
+    j.add("for_client", world_.process(call.for_client).name);
+    j.add("for_request", call.for_request);
   }
-  return j;
+  j.add("kind", "request");
+  j.add("member", world_.process(member(entry.origin_member).pid()).name);
+  j.add("request", log_op_name(entry.op));
+  j.add("sent_ns", call.sent_ns);
+  return std::move(j).take();
 }
 
 void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& events,
@@ -168,21 +175,24 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
   if (index <= max_reported_index_) return;  // another member applied it first
   max_reported_index_ = index;
   if (!world_.observer()) return;  // nobody records: skip building the truth events
-  const nlohmann::json cause = cause_of(entry);
-  for (const auto& e : events) {
-    // Assigned member by member: a braced list builds and converts a json array per member.
-    nlohmann::json args;
-    args["key"] = escape_bytes(e.kv.key);
-    args["revision"] = e.kv.mod_revision;
-    if (e.type == EventType::put) {
-      args["create_revision"] = e.kv.create_revision;
-      args["lease"] = e.kv.lease;
-      args["value"] = escape_bytes(e.kv.value);
-    }
-    if (entry.from_lease_expiry) args["lease_expired"] = true;
-    if (!cause.is_null()) args["cause"] = cause;
-    world_.record_truth("etcd", e.type == EventType::put ? "key-put" : "key-delete",
-                        std::move(args));
+  nlohmann::json cause = cause_of(entry);
+  // The lease truths below name the cause too; otherwise the last key event takes it (most
+  // entries change one key) instead of a copy.
+  const bool lease_truth_follows = std::holds_alternative<LeaseGrantRequest>(entry.op) ||
+                                   std::holds_alternative<LeaseRevokeRequest>(entry.op);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    const bool last_use = i + 1 == events.size() && !lease_truth_follows;
+    JsonObject args;  // members in key order (see JsonObject)
+    if (!cause.is_null()) args.add("cause", last_use ? std::move(cause) : nlohmann::json(cause));
+    const bool put = e.type == EventType::put;
+    if (put) args.add("create_revision", e.kv.create_revision);
+    args.add("key", escape_bytes(e.kv.key));
+    if (put) args.add("lease", e.kv.lease);
+    if (entry.from_lease_expiry) args.add("lease_expired", true);
+    args.add("revision", e.kv.mod_revision);
+    if (put) args.add("value", escape_bytes(e.kv.value));
+    world_.record_truth("etcd", put ? "key-put" : "key-delete", std::move(args).take());
   }
   if (!result->ok()) return;
   if (const auto* granted = std::get_if<LeaseGrantResponse>(&result->value())) {

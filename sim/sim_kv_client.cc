@@ -5,6 +5,8 @@
 #include <iterator>
 #include <string>
 
+#include "lockstep/sim/json_object.h"
+
 namespace lockstep::sim {
 
 namespace {
@@ -142,32 +144,32 @@ const char* request_name(const ClientRequest& request) {
 }  // namespace
 
 void SimKvClient::record_send(std::uint64_t call_id, const ClientRequest& request, int member) {
-  nlohmann::json args;
-  args["call"] = call_id;
-  args["request"] = request_name(request);
-  args["member"] = "member-" + std::to_string(member);
-  if (const auto* range = std::get_if<RangeRequest>(&request)) {
-    args["key"] = escape_bytes(range->key);
-    if (!range->range_end.empty()) args["range_end"] = escape_bytes(range->range_end);
-  }
-  if (const auto* put = std::get_if<PutRequest>(&request)) args["key"] = escape_bytes(put->key);
-  if (const auto* del = std::get_if<DeleteRangeRequest>(&request)) args["key"] = escape_bytes(del->key);
-  if (const auto* ka = std::get_if<LeaseKeepAliveRequest>(&request)) args["lease"] = ka->id;
-  if (const auto* rv = std::get_if<LeaseRevokeRequest>(&request)) args["lease"] = rv->id;
-  if (const auto* lock = std::get_if<LockRequest>(&request)) {
-    args["key"] = escape_bytes(lock->name);
-    args["lease"] = lock->lease;
-  }
-  if (const auto* unlock = std::get_if<UnlockRequest>(&request)) args["key"] = escape_bytes(unlock->key);
-  world_.record_client_event(pid_, "kv-send", std::move(args));
+  // Members in key order (see JsonObject): call, key, lease, member, range_end, request.
+  JsonObject args;
+  args.add("call", call_id);
+  const std::string* key = nullptr;
+  if (const auto* range = std::get_if<RangeRequest>(&request)) key = &range->key;
+  if (const auto* put = std::get_if<PutRequest>(&request)) key = &put->key;
+  if (const auto* del = std::get_if<DeleteRangeRequest>(&request)) key = &del->key;
+  if (const auto* lock = std::get_if<LockRequest>(&request)) key = &lock->name;
+  if (const auto* unlock = std::get_if<UnlockRequest>(&request)) key = &unlock->key;
+  if (key != nullptr) args.add("key", escape_bytes(*key));
+  if (const auto* ka = std::get_if<LeaseKeepAliveRequest>(&request)) args.add("lease", ka->id);
+  if (const auto* rv = std::get_if<LeaseRevokeRequest>(&request)) args.add("lease", rv->id);
+  if (const auto* lock = std::get_if<LockRequest>(&request)) args.add("lease", lock->lease);
+  args.add("member", "member-" + std::to_string(member));
+  if (const auto* range = std::get_if<RangeRequest>(&request); range && !range->range_end.empty())
+    args.add("range_end", escape_bytes(range->range_end));
+  args.add("request", request_name(request));
+  world_.record_client_event(pid_, "kv-send", std::move(args).take());
 }
 
 void SimKvClient::record_end(std::uint64_t call_id, const char* outcome, const Error* error) {
-  nlohmann::json args;
-  args["call"] = call_id;
-  args["outcome"] = outcome;
-  if (error != nullptr) args["error"] = error->message;
-  world_.record_client_event(pid_, "kv-end", std::move(args));
+  JsonObject args;  // in key order: call, error, outcome
+  args.add("call", call_id);
+  if (error != nullptr) args.add("error", error->message);
+  args.add("outcome", outcome);
+  world_.record_client_event(pid_, "kv-end", std::move(args).take());
 }
 
 SimKvClient::Calls::iterator SimKvClient::find_call(std::uint64_t call_id) {

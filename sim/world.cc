@@ -25,9 +25,6 @@ ProcessId World::add_process(std::string name) {
   return processes_.back()->id;
 }
 
-Duration World::local_monotonic(ProcessId id) const { return process(id).monotonic.local_at(now_); }
-Duration World::local_wall(ProcessId id) const { return process(id).wall.local_at(now_); }
-
 void World::pause(ProcessId id) {
   Process& p = process(id);
   if (p.paused || p.crashed) return;

@@ -83,8 +83,9 @@ class World {
   Process& process(ProcessId id);
   const Process& process(ProcessId id) const;
   std::size_t process_count() const { return processes_.size(); }
-  Duration local_monotonic(ProcessId id) const;
-  Duration local_wall(ProcessId id) const;
+  // Inline: read on every request, timer and reply.
+  Duration local_monotonic(ProcessId id) const { return process(id).monotonic.local_at(now_); }
+  Duration local_wall(ProcessId id) const { return process(id).wall.local_at(now_); }
 
   void pause(ProcessId id);
   void resume(ProcessId id);
