@@ -41,6 +41,31 @@ bool can_stop_renewal(const FaultBand& f, const std::string& client,
   return true;
 }
 
+// Whether link fault `f` acted on the way of one of `keep_alives` (the client's, each sent to
+// a member) while that keep-alive was out (until it ended, or `until_ns`): between the client
+// and the member it called, or between that member and a member that led meanwhile (a
+// follower passes a keep-alive on to the leader). A cut elsewhere (two other members, another
+// client's links) held none of them: an election it caused shows as leaderless time. Without
+// any recorded call of the client (an older history), every link `can_stop_renewal` accepts
+// counts, as the history cannot say which way the keep-alives took.
+bool on_keep_alive_way(const RunFacts& facts, const FaultBand& f, const std::string& client,
+                       const std::vector<const CallRecord*>& keep_alives, std::int64_t until_ns) {
+  if (!(f.args.contains("from") || f.args.contains("to"))) return true;  // not a link fault
+  if (facts.calls_of(client, 0, facts.end_ns()).empty()) return true;
+  const std::int64_t f_end = f.open_end ? facts.end_ns() : f.end_ns;
+  for (const CallRecord* c : keep_alives) {
+    const std::int64_t out_until = std::min(c->end_ns, until_ns);
+    if (f.start_ns > out_until || f_end < c->sent_ns) continue;
+    if (c->member.empty()) return true;
+    if (f.on_link(client, c->member) || f.on_link(c->member, client)) return true;
+    for (const auto& t : facts.truth().leaders)
+      if (t.member != c->member && t.start_ns <= out_until && t.end_ns >= c->sent_ns &&
+          (f.on_link(c->member, t.member) || f.on_link(t.member, c->member)))
+        return true;
+  }
+  return false;
+}
+
 std::vector<std::int64_t> start_events(const std::vector<const FaultBand*>& faults) {
   std::vector<std::int64_t> out;
   for (const FaultBand* f : faults) out.push_back(f->start_event);
@@ -332,6 +357,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     if (c->sent_ns < from_ns && c->outcome == "ok" && x.renewed_by == "keep-alive" &&
         c->end_ns - from_ns < 1'000'000'000)
       continue;
+    // Nor when a keep-alive sent after it, before the window, was answered: the lease was
+    // renewed after it was sent, so whatever held it stopped no renewal that mattered.
+    if (c->sent_ns < from_ns &&
+        std::any_of(keep_alives.begin(), keep_alives.end(), [&](const CallRecord* later) {
+          return later->lease == lease.lease && later->outcome == "ok" && later->sent_ns > c->sent_ns &&
+                 later->sent_ns <= from_ns;
+        }))
+      continue;
     mine.push_back(c);
     if (!c->member.empty()) members.insert(c->member);
   }
@@ -466,9 +499,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                         " had been answered by then, and a client gives its lease up when a whole TTL passes "
                         "without an answer";
         const std::set<std::string> everyone = member_names(facts, leader);
+        const std::vector<const CallRecord*> run(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
         for (const auto& f : facts.faults()) {
           const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
-          if (f.start_ns <= run_to && end >= run_from && can_stop_renewal(f, client, everyone))
+          if (f.start_ns <= run_to && end >= run_from && can_stop_renewal(f, client, everyone) &&
+              on_keep_alive_way(facts, f, client, run, run_to))
             stopped_faults.push_back(&f);
         }
         if (!stopped_faults.empty()) k += "; meanwhile " + fault_clauses(stopped_faults, 4);
@@ -487,7 +522,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   std::int64_t due_ns = from_ns;
   if (lease.ttl_seconds > 0) due_ns = from_ns + lease.ttl_seconds * 1'000'000'000 / 3;
   if (!mine.empty()) due_ns = std::min(due_ns, mine.front()->sent_ns);
-  std::vector<const FaultBand*> faults;
+  std::vector<const FaultBand*> faults, off_way;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
     if (f.start_ns > to_ns || end < std::min(from_ns, due_ns)) continue;
@@ -497,6 +532,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     }
     if (end < due_ns) continue;
     if (!can_stop_renewal(f, client, members)) continue;
+    // A link fault on no keep-alive's way (between other members, say) held none of them.
+    if (!on_keep_alive_way(facts, f, client, mine, to_ns)) {
+      off_way.push_back(&f);
+      continue;
+    }
     // A link fault during which this client's keep-alives were answered in time (before the
     // lessor found the lease expired) stopped nothing. One answered later may have been held
     // by the fault: a cut link holds its messages until it heals, as TCP does.
@@ -520,15 +560,23 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   if (!faults.empty()) {
     story.say("In that time " + fault_clauses(faults, 6) + ".",
               TimeSpan{faults.front()->start_ns, to_ns});
+  } else if (!off_way.empty()) {
+    // Faults were active, but on links no keep-alive of it took: not denied, not blamed.
+    const std::string span = "between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
+    story.say((mine.empty() ? "No keep-alive of it was on its way " + span + " to be held by the faults then active: "
+                            : "The faults active " + span + " were on links none of " + client +
+                                  "'s keep-alives for it took (to the members it called and on to the leader): ") +
+                  fault_clauses(off_way, 4) + ".",
+              TimeSpan{off_way.front()->start_ns, to_ns});
   } else {
     // Say what did not happen only as far as it is true: for the client, over the whole run
     // before the expiry (an earlier fault on it is named, not denied); for the members it
     // called and those that led, over the window.
     auto on_client = facts.faults_hitting(client, 0, to_ns);
     std::string s = on_client.empty() ? "No fault hit " + client + " before " + format_seconds(to_ns)
-                                      : "Earlier " + fault_clauses(on_client);
-    s += "; none of the faults on the members it called, the members that led, or their links "
-         "was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
+                                      : "Before " + format_seconds(to_ns) + ", " + fault_clauses(on_client);
+    s += "; none of the faults on the members it called or that led, or on the links between them and " + client +
+         ", was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");
   }
   for (const auto* extra : {&gave_up_faults, &stopped_faults})

@@ -381,12 +381,15 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                   "'s lessor revoked it)" +
                   (granted_again ? "" : ", and it took no new lease") + ".",
               TimeSpan{*used->expired_ns, first_refused_ns});
+      // Why each such lease expired: its renewals, and what stopped them. Each client's own:
+      // leases lost at different moments were lost for different reasons (a member cut off
+      // stops the renewals of the clients that called it, not of the others).
+      Story why;
+      const nlohmann::json expiry = explain_lease_expiry(facts, *used, client, why);
+      for (std::size_t i = 1; i < why.sentences.size(); ++i) out.say(why.sentences[i], why.spans[i]);
       if (cause.value("class", "") == "stalled") {
         cause = {{"class", "lease-gone"}, {"process", client}, {"lease", used->lease}};
-        // Why the first such lease expired: its renewals, and what stopped them.
-        Story why;
-        cause["expiry"] = explain_lease_expiry(facts, *used, client, why);
-        for (std::size_t i = 1; i < why.sentences.size(); ++i) out.say(why.sentences[i], why.spans[i]);
+        cause["expiry"] = expiry;
       }
     }
   }

@@ -224,6 +224,67 @@ TEST_CASE("a key left by a session its client moved on from says when the client
                  "sending no keep-alive for this one after") != std::string::npos);
 }
 
+// A keep-alive lost before the lease's last renewal stopped nothing: the leader renewed the lease
+// at 22.702 s for a later one (calls 144 to 146 answered), so member-2's first crash (17.696 s to
+// 18.896 s, while call 143 was out) is not a cause; its second (21.444 s to 27.544 s), while
+// client-0's keep-alives went to it, is (checked by hand against the history).
+TEST_CASE("a keep-alive sent before a later answered one is not counted against the lease") {
+  const auto explanations = testdata_explanations("txn-try-lock-keep-alive-before-last-renewal.json");
+  const std::string all = all_sentences(explanations);
+  INFO(all);
+  CHECK(all.find("client-0 sent 7 keep-alives for it after 22.702 s; none was answered in time: 7 were still "
+                 "unanswered at 28.141 s.") != std::string::npos);
+  CHECK(all.find("In that time member-2 crashed from 21.444 s to 27.544 s.") != std::string::npos);
+  CHECK(all.find("17.696 s") == std::string::npos);
+  REQUIRE(explanations.size() == 1);
+  CHECK(explanations[0].cause.value("class", "") == "lease-expired");
+  CHECK(explanations[0].cause["faults"].size() == 1);
+}
+
+// client-2's keep-alives went to member-2 and on to member-1, the leader: member-2's delayed links
+// held them, member-0's did not (its delay, 23.403 s to 31.504 s, is on member-0's links only).
+// After its session gave the lease up, client-2 sent no keep-alive, so the delay still active
+// then held none (checked by hand against the history).
+TEST_CASE("a link fault on no keep-alive's way is not named as what stopped the renewals") {
+  const auto explanations = testdata_explanations("txn-try-lock-delay-off-the-keep-alive-way.json");
+  const std::string all = all_sentences(explanations);
+  INFO(all);
+  CHECK(all.find("a client gives its lease up when a whole TTL passes without an answer; meanwhile messages "
+                 "between member-2 and each of member-0 and member-1 were delayed by 752 ms from 22.106 s to "
+                 "33.606 s and messages from member-2 to member-0 and member-1 were delayed by 590 ms from "
+                 "23.513 s to 30.113 s.") != std::string::npos);
+  CHECK(all.find("delayed by 171 ms") == std::string::npos);
+  CHECK(all.find("In that time") == std::string::npos);
+  CHECK(all.find("No keep-alive of it was on its way between 32.139 s and 35.733 s to be held by the faults "
+                 "then active") != std::string::npos);
+}
+
+// Three clients' leases gone, each for its own reason (checked by hand against the history):
+// client-1's and client-2's sessions gave theirs up while no member led (8.190 s to 13.380 s) and
+// member-2 revoked them at 18.383 s; member-1's isolation (15.600 s to 17.700 s) stopped client-0's
+// keep-alives, sent to member-1, and is not named as what stopped the others', who sent none then.
+TEST_CASE("each client whose lease is gone gets the reason its own lease expired") {
+  const auto explanations = testdata_explanations("txn-try-lock-leases-lost-for-different-reasons.json");
+  REQUIRE(explanations.size() == 1);
+  CHECK(explanations[0].cause.value("class", "") == "lease-gone");
+  CHECK(explanations[0].cause.value("process", "") == "client-0");
+  const std::string all = all_sentences(explanations);
+  INFO(all);
+  CHECK(all.find("client-2's keep-alives for it had stopped: the last was sent at 11.348 s (call 59), and none of "
+                 "the 7 it sent from 8.348 s had been answered by then, and a client gives its lease up when a "
+                 "whole TTL passes without an answer; no member led the cluster from 8.348 s to 11.348 s.") !=
+        std::string::npos);
+  CHECK(all.find("client-1's keep-alives for it had stopped: the last was sent at 11.314 s (call 62), and none of "
+                 "the 7 it sent from 8.314 s had been answered by then, and a client gives its lease up when a "
+                 "whole TTL passes without an answer; no member led the cluster from 8.314 s to 11.314 s.") !=
+        std::string::npos);
+  CHECK(all.find("client-0's keep-alives for it had stopped: the last was sent at 19.893 s (call 70)") !=
+        std::string::npos);
+  // The cut is named once as a cause (client-0's), never in an "In that time" sentence.
+  CHECK(all.find("In that time") == std::string::npos);
+  CHECK(all.find("; meanwhile the links between member-1") == all.rfind("; meanwhile the links between member-1"));
+}
+
 // etcd issue 11456, as the history shows it: the waiter's key went with its lease at 8.019 s,
 // the waiter's one request until its grant was its range over the lock's keys, sent right
 // after client-1's release deleted the key before it (checked by hand against the history).
