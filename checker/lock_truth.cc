@@ -1,6 +1,7 @@
 #include "lockstep/checker/lock_truth.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace lockstep {
@@ -121,6 +122,45 @@ const KeyLifetime* LockTruth::key_acquired(const std::string& process, std::int6
   return latest;
 }
 
+namespace {
+
+// Whether `process` sent no keep-alive for `lease` and no fault named it between `from_ns` and
+// `to_ns`: a lease its holder never renewed although nothing stopped it (an algorithm without
+// renewal, or work longer than its fixed TTL). Only said of histories that record the client's
+// KV calls: without them a missing keep-alive proves nothing.
+bool never_renewed_unhindered(const History& history, const std::string& process, std::int64_t lease,
+                              std::int64_t from_ns, std::int64_t to_ns) {
+  bool calls_recorded = false;
+  std::map<std::string, std::int64_t> fault_started;  // a fault on `process`: op -> start
+  auto names_process = [&](const nlohmann::json& args) {
+    for (const char* list : {"targets", "from", "to"})
+      if (args.contains(list) && args[list].is_array())
+        for (const auto& p : args[list])
+          if (p.is_string() && p.get<std::string>() == process) return true;
+    return false;
+  };
+  for (const auto& e : history.events) {
+    if (e.true_ns > to_ns) break;
+    if (e.kind == EventKind::trace && e.op == "kv-send" && e.process == process && e.args.is_object()) {
+      calls_recorded = true;
+      if (e.args.value("request", "") == "lease_keep_alive" && int_field(e.args, "lease") == lease)
+        return false;
+    }
+    if (e.kind == EventKind::fault && e.args.is_object() && names_process(e.args)) {
+      const std::string phase = e.args.value("phase", "start");
+      // Active in the window: it ends after from_ns (or never ends in the history).
+      if (phase == "start" && e.args.contains("duration_ms") &&
+          e.true_ns + int_field(e.args, "duration_ms") * 1'000'000 >= from_ns)
+        return false;
+      if (phase == "start" && !e.args.contains("duration_ms")) fault_started[e.op] = e.true_ns;
+      if (phase == "end" && fault_started.erase(e.op) && e.true_ns >= from_ns) return false;
+    }
+  }
+  return calls_recorded && fault_started.empty();
+}
+
+}  // namespace
+
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
                                 const nlohmann::json& w) {
   if (!w.is_object() || !w.contains("earlier") || !w.contains("later")) return false;
@@ -153,6 +193,15 @@ bool lease_expired_under_holder(const History& history, const LockTruth& truth,
     for (const LeaderTerm& t : truth.leaders)
       if (key->deleted_by.term > 0 && t.term > key->deleted_by.term && t.start_ns <= key->end_ns)
         return false;
+    const LeaseLifetime* lease = truth.find_lease(key->lease);
+    // The lease had run out before the key was made (its last renewal plus its TTL): the lock
+    // was lost before it was taken, a grant the algorithm should not have made.
+    if (lease && lease->ttl_seconds > 0 && key->deleted_by.renewed_ns >= 0 &&
+        key->deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000 <= key->start_ns)
+      return false;
+    if (never_renewed_unhindered(history, process, key->lease,
+                                 lease ? lease->first_seen_ns : key->start_ns, key->end_ns))
+      return false;
     return true;
   }
   // Older files: a delete marked lease_expired whose lease's expiry is recorded.

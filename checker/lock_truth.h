@@ -123,8 +123,11 @@ LockTruth extract_lock_truth(const History& history);
 // Whether the mutex check's witness (its earlier and later holdings) shows the earlier holder's
 // lock key deleted with its lease, by a lessor revoke that committed, before the later grant:
 // the earlier holder outlived its lease, the one overlap no lease-based lock can prevent.
-// False when the history records no such expiry (a real cluster records none), and when the
-// revoke came from a leader deposed before it committed (etcd 3.4.23's issue 15247).
+// False when the history records no such expiry (a real cluster records none), when the
+// revoke came from a leader deposed before it committed (etcd 3.4.23's issue 15247), when the
+// lease had run out before the key was made (lost before it was taken), and when the holder
+// sent no keep-alive for the lease although no fault named it (it never renewed: the
+// algorithm's design, not a holder outliving a lease it kept alive).
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
                                 const nlohmann::json& mutex_witness);
 

@@ -17,18 +17,39 @@ HistoryEvent event(const std::string& process, EventKind kind, const std::string
   return e;
 }
 
-// client-1 holds from 1 s to 20 s (its key "lock/1", created at revision 5 under lease 7);
-// client-0 acquires at 12 s. Before that, pauses of 8 s hit client-1 at 2 s, and at 11 s
-// `delete_cause` (if any) deletes client-1's key.
-History overlap(const nlohmann::json& delete_cause) {
+// What overlap() puts around the holding, besides the delete.
+struct Around {
+  bool pause_holder = true;        // pauses of 8 s hit client-1 at 2 s
+  bool calls_recorded = false;     // client-1's KV calls are in the history (its put's send)
+  bool keep_alive = false;         // client-1 sent a keep-alive for lease 7 at 1.5 s
+  std::int64_t holder_from_ms = 1000;
+  std::int64_t lease_ttl_seconds = 0;  // >0: the lease's grant at 0 s is recorded with it
+};
+
+// client-1 holds from 1 s (or `holder_from_ms`) to 20 s (its key "lock/1", created at
+// revision 5 under lease 7); client-0 acquires at 12 s. At 11 s `delete_cause` (if any)
+// deletes client-1's key.
+History overlap(const nlohmann::json& delete_cause, const Around& around = {}) {
   History h;
-  h.events.push_back(event("client-1", EventKind::invoke, "acquire", 999, {{"mode", "exclusive"}}));
-  h.events.push_back(event("etcd", EventKind::truth, "key-put", 999,
+  if (around.lease_ttl_seconds > 0)
+    h.events.push_back(event("etcd", EventKind::truth, "lease-granted", 0,
+                             {{"lease", 7}, {"ttl_seconds", around.lease_ttl_seconds}}));
+  const std::int64_t from = around.holder_from_ms;
+  h.events.push_back(event("client-1", EventKind::invoke, "acquire", from - 1, {{"mode", "exclusive"}}));
+  if (around.calls_recorded)
+    h.events.push_back(event("client-1", EventKind::trace, "kv-send", from - 1,
+                             {{"call", 1}, {"member", "member-0"}, {"request", "txn"}}));
+  h.events.push_back(event("etcd", EventKind::truth, "key-put", from - 1,
                            {{"key", "lock/1"}, {"revision", 5}, {"create_revision", 5}, {"lease", 7}}));
-  h.events.push_back(event("client-1", EventKind::ok, "acquire", 1000));
+  h.events.push_back(event("client-1", EventKind::ok, "acquire", from));
   h.events.back().result = {{"key", "lock/1"}, {"key_revision", 5}, {"lease", 7}};
-  h.events.push_back(event("world", EventKind::fault, "pause", 2000,
-                           {{"phase", "start"}, {"duration_ms", 8000}, {"targets", {"client-1"}}}));
+  if (around.keep_alive)
+    h.events.push_back(event("client-1", EventKind::trace, "kv-send", from + 500,
+                             {{"call", 2}, {"member", "member-0"}, {"request", "lease_keep_alive"},
+                              {"lease", 7}}));
+  if (around.pause_holder)
+    h.events.push_back(event("world", EventKind::fault, "pause", 2000,
+                             {{"phase", "start"}, {"duration_ms", 8000}, {"targets", {"client-1"}}}));
   if (!delete_cause.is_null()) {
     if (delete_cause.value("kind", "") == "lease-expiry")
       h.events.push_back(event("member-0", EventKind::truth, "lease-expired", 10999,
@@ -73,6 +94,49 @@ TEST_CASE("a violation is called the inherent limit of leases only when the hold
   const auto held = run_checks(config, overlap(nullptr));
   REQUIRE(mutex_of(held).status == CheckStatus::violated);
   REQUIRE_FALSE(mutex_of(held).figures.value("inherent_lease_limit", false));
+}
+
+TEST_CASE("a lease its holder never renewed while nothing stopped it is not the inherent limit") {
+  RunConfig config = default_run_config();
+  config.algorithm = "fixed-ttl-no-renewal";
+  config.checks = {"mutex"};
+  const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"}};
+  auto inherent = [&](const Around& around) {
+    const auto results = run_checks(config, overlap(expiry, around));
+    REQUIRE(mutex_of(results).status == CheckStatus::violated);
+    return mutex_of(results).figures.value("inherent_lease_limit", false);
+  };
+  Around unhindered;
+  unhindered.pause_holder = false;
+  unhindered.calls_recorded = true;
+  CHECK_FALSE(inherent(unhindered));  // no keep-alive, no fault: it never renewed
+  Around renewing = unhindered;
+  renewing.keep_alive = true;
+  CHECK(inherent(renewing));  // it kept the lease alive until something (unrecorded) stopped it
+  Around paused = unhindered;
+  paused.pause_holder = true;
+  CHECK(inherent(paused));  // a pause stopped its keep-alives before the first was due
+  Around unrecorded;
+  unrecorded.pause_holder = false;
+  CHECK(inherent(unrecorded));  // no KV calls recorded: a missing keep-alive proves nothing
+}
+
+TEST_CASE("a lease that had run out before the key was made is a lock lost before it was taken") {
+  RunConfig config = default_run_config();
+  config.algorithm = "txn-try-lock";
+  config.checks = {"mutex"};
+  Around late;
+  late.holder_from_ms = 3000;  // the key at 2.999 s
+  late.lease_ttl_seconds = 2;  // last renewed at 0 s (below): out by 2 s
+  nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
+                           {"renewed_ns", 0}};
+  auto results = run_checks(config, overlap(expiry, late));
+  REQUIRE(mutex_of(results).status == CheckStatus::violated);
+  CHECK_FALSE(mutex_of(results).figures.value("inherent_lease_limit", false));
+  // Renewed at 1.5 s instead: alive until 3.5 s, after the key was made.
+  expiry["renewed_ns"] = 1'500'000'000;
+  results = run_checks(config, overlap(expiry, late));
+  CHECK(mutex_of(results).figures.value("inherent_lease_limit", false));
 }
 
 }  // namespace
