@@ -1,6 +1,7 @@
 #include "lockstep/algorithms/etcd_mutex.h"
 #include "lockstep/algorithms/watch_wait.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -95,8 +96,14 @@ Task<Result<void>> EtcdMutex::wait_deletes(Revision max_create_revision, MonoTim
     Result<RangeResponse> resp = co_await ctx_.kv().range(newest_older);
     if (!resp.ok()) co_return resp.error();
     if (resp.value().kvs.empty()) co_return Result<void>();
-    Result<void> deleted =
-        co_await wait_delete(resp.value().kvs[0].key, resp.value().header.revision, deadline);
+    const KeyValue& predecessor = resp.value().kvs[0];
+    // No co_await inside ?: (GCC miscompiles a conditional of two awaits).
+    Result<void> deleted;
+    if (options_.watch_from_current_revision)
+      deleted = co_await wait_delete_watching_from_now(predecessor.key,
+                                                       predecessor.create_revision, deadline);
+    else
+      deleted = co_await wait_delete(predecessor.key, resp.value().header.revision, deadline);
     if (!deleted.ok()) co_return deleted.error();
   }
 }
@@ -113,6 +120,60 @@ Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revisio
     co_return Error(ErrorCode::compacted, Outcome::definite,
                     "watch cancelled: " + end.value().cancel_reason);
   co_return Result<void>();
+}
+
+Task<Result<void>> EtcdMutex::wait_delete_watching_from_now(std::string key,
+                                                            Revision create_revision,
+                                                            MonoTime deadline) {
+  // A watch is synced when its start revision is above the store's revision at the moment
+  // etcd registers it. "From now" means the revision in the created reply's header + 1, taken
+  // just before registering: a write applied in between leaves the watch unsynced, and its
+  // events wait for the 100 ms catch-up loop. A read after the watch is created tells: if it
+  // saw no revision at or above the watch's start, nothing was written in between and the
+  // watch is synced. Otherwise the waiter gives the watch kUnsyncedPatience (a synced one
+  // delivers a delete in that time as well), then reads and watches again, now starting
+  // explicitly after its last read, which is safe: that read saw the key alive, so its delete
+  // comes later. The last try waits on its watch, synced or not.
+  constexpr int kTries = 3;
+  constexpr Duration kUnsyncedPatience = milliseconds(10);
+  Revision start_revision = 0;  // from now
+  for (int attempt = 1;; ++attempt) {
+    WatchCreateRequest req;
+    req.key = key;
+    req.start_revision = start_revision;
+    Result<std::unique_ptr<WatchStream>> stream = co_await ctx_.kv().watch(std::move(req));
+    if (!stream.ok()) co_return stream.error();
+    const Revision watch_start = start_revision != 0
+                                     ? start_revision
+                                     : stream.value()->created_header().revision + 1;
+    // Served after the watch exists. The same incarnation of the key still there: its delete
+    // is later and reaches the watch. Gone, or a newer incarnation (the same session created
+    // the name again, after us): nothing to wait for, and waiting on the newer one would wait
+    // on a client that waits on us.
+    RangeRequest still_there;
+    still_there.key = key;
+    Result<RangeResponse> read = co_await ctx_.kv().range(std::move(still_there));
+    if (!read.ok()) co_return read.error();
+    if (read.value().kvs.empty() || read.value().kvs[0].create_revision != create_revision)
+      co_return Result<void>();
+    const Revision read_revision = read.value().header.revision;
+    const bool maybe_unsynced = read_revision >= watch_start && attempt < kTries;
+    const MonoTime wait_until =
+        maybe_unsynced ? std::min(deadline, ctx_.monotonic_now() + kUnsyncedPatience) : deadline;
+    Result<WatchWaitEnd> end = co_await wait_on_stream(ctx_, *stream.value(), has_delete_event,
+                                                       wait_until, "acquire deadline passed");
+    if (!end.ok()) {
+      const bool patience_ran_out = end.error().code == ErrorCode::deadline_exceeded &&
+                                    wait_until < deadline;
+      if (!patience_ran_out) co_return end.error();
+      start_revision = read_revision + 1;  // this watch is dropped (cancelled) for a new one
+      continue;
+    }
+    if (end.value().cancelled)
+      co_return Error(ErrorCode::compacted, Outcome::definite,
+                      "watch cancelled: " + end.value().cancel_reason);
+    co_return Result<void>();
+  }
 }
 
 Task<Result<void>> EtcdMutex::delete_key(std::string key, Revision revision) {

@@ -15,6 +15,10 @@
 //     `fencing` says whether the registered variant offers it (etcd-mutex-fenced).
 //   - `guarded_writes` (etcd-mutex-guarded) changes nothing in the lock: it tells the harness
 //     to keep the protected data in etcd behind create_revision(grant.key) == key_revision.
+//   - watch_from_current_revision = true (etcd-mutex-synced-watch): a waiter opens its watch
+//     of the predecessor from now and then reads the predecessor again, instead of watching
+//     from its read's revision, so etcd 3.4 delivers the hand-off at once instead of at its
+//     unsynced-watcher loop's next 100 ms turn (docs/real-etcd.md measures both).
 //   - safe_unlock = true (etcd-mutex-safe-unlock): the unlock deletes the own key only if its
 //     create revision is the acquired one, the fix proposed in etcd issue 22082 (pull request
 //     22115) for a stale unlock deleting a newer key of the same session.
@@ -51,6 +55,14 @@ struct EtcdMutexOptions {
   // what safe_unlock protects against: send the delete again (a retry may reach another
   // member) and keep the session, so a late first delete can meet the same key name again.
   bool abandon_session_on_unknown_delete = true;
+  // How a waiter starts watching its predecessor. false (Go's waitDelete): a watch from the
+  // revision of the read that found the predecessor, the store's current revision; etcd 3.4
+  // counts such a watcher unsynced and catches it up only at its sync loop's next turn, every
+  // 100 ms, so the delete that hands the lock over waits for that turn. true
+  // (etcd-mutex-synced-watch): a watch from now (no start revision), which etcd counts synced
+  // and sends each later event at once, then a read of the predecessor: a delete before the
+  // watch shows in that read, a delete after it reaches the watch.
+  bool watch_from_current_revision = false;
 };
 
 class EtcdMutex : public Lock {
@@ -66,6 +78,10 @@ class EtcdMutex : public Lock {
   // Waits until no key under the prefix has a create revision <= max_create_revision.
   Task<Result<void>> wait_deletes(Revision max_create_revision, MonoTime deadline);
   Task<Result<void>> wait_delete(std::string key, Revision from_revision, MonoTime deadline);
+  // wait_delete for watch_from_current_revision: waits until the key created at
+  // `create_revision` is gone, with a watch from now and a read after it.
+  Task<Result<void>> wait_delete_watching_from_now(std::string key, Revision create_revision,
+                                                   MonoTime deadline);
   // Deletes `key` (only its incarnation created at `revision` when safe_unlock).
   Task<Result<void>> delete_key(std::string key, Revision revision);
   // The clean-up of a failed acquire and the release: delete_key of the own key, which is then

@@ -1,5 +1,5 @@
-// The five etcd-mutex entries of the catalogue: one lock (EtcdMutex, etcd_mutex.h) under
-// five sets of options, each described where it is registered.
+// The six etcd-mutex entries of the catalogue: one lock (EtcdMutex, etcd_mutex.h) under
+// six sets of options, each described where it is registered.
 #include "lockstep/algorithms/etcd_mutex.h"
 
 namespace lockstep {
@@ -130,6 +130,33 @@ AlgorithmInfo etcd_mutex_safe_unlock_info() {
   return etcd_mutex_entry("etcd-mutex-safe-unlock",
                           "etcd concurrency.Mutex (3.5+) whose unlock deletes the own key only "
                           "if its create revision is the acquired one",
+                          o);
+}
+
+// etcd-mutex-synced-watch: etcd-mutex whose waiters open their watch from now, then read
+// (see etcd_mutex.h).
+//
+// Where it comes from: lockstep's own variant of etcd's concurrency.Mutex (3.5), made to show
+//   where the Mutex's contended hand-off time goes. Go's waitDelete watches from the read's
+//   revision, the store's current one; etcd 3.4's watchable store counts a watcher synced only
+//   when it starts above the current revision (or at none) and catches the others up every
+//   100 ms (mvcc/watchable_store.go, syncWatchersLoop), so each hand-off waits for that loop.
+// What it does: as etcd-mutex, but a waiter opens its watch of the predecessor with no start
+//   revision (synced: every later event is sent at once), then reads the predecessor: gone,
+//   or a newer incarnation of its name, and there is nothing to wait for; still there, and its
+//   delete comes after the watch was created, so the watch receives it. One read more per
+//   wait than Go's, and when that read shows a write that may have raced the watch's
+//   registration (etcd 3.4.23's own race, see EtcdMutex::wait_delete_watching_from_now),
+//   another watch after 10 ms without news.
+// What it promises: what etcd-mutex promises.
+// What it gets wrong: only the inherent limit of leases, like etcd-mutex.
+AlgorithmInfo etcd_mutex_synced_watch_info() {
+  EtcdMutexOptions o;
+  o.recheck_own_key = true;
+  o.watch_from_current_revision = true;
+  return etcd_mutex_entry("etcd-mutex-synced-watch",
+                          "etcd-mutex whose waiters watch from now, then read, so etcd 3.4 hands "
+                          "the lock over at once, not at its 100 ms watcher catch-up loop",
                           o);
 }
 

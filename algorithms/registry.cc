@@ -18,6 +18,7 @@ AlgorithmInfo etcd_mutex_fenced_info();
 AlgorithmInfo etcd_mutex_guarded_info();
 AlgorithmInfo setnx_no_ttl_info();
 AlgorithmInfo etcd_mutex_safe_unlock_info();
+AlgorithmInfo etcd_mutex_synced_watch_info();
 AlgorithmInfo etcd_recipes_rwmutex_info();
 AlgorithmInfo fixed_ttl_no_renewal_info();
 AlgorithmInfo setnx_then_expire_info();
@@ -39,6 +40,7 @@ const std::vector<AlgorithmInfo>& algorithm_catalogue() {
       etcd_mutex_34_info(),
       etcd_mutex_info(),
       etcd_mutex_safe_unlock_info(),
+      etcd_mutex_synced_watch_info(),
       etcd_lock_rpc_info(),
       etcd_mutex_fenced_info(),
       etcd_mutex_guarded_info(),

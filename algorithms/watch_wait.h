@@ -29,4 +29,10 @@ Task<Result<WatchWaitEnd>> wait_on_watch(NodeContext& ctx, WatchCreateRequest re
                                          bool (*wakes)(const WatchResponse&), MonoTime deadline,
                                          const char* deadline_message);
 
+// The same wait on a watch the caller opened already (to read something between its creation
+// and the wait). `stream` must outlive the returned task.
+Task<Result<WatchWaitEnd>> wait_on_stream(NodeContext& ctx, WatchStream& stream,
+                                          bool (*wakes)(const WatchResponse&), MonoTime deadline,
+                                          const char* deadline_message);
+
 }  // namespace lockstep

@@ -27,7 +27,7 @@ const std::vector<std::string> kPortedHere = {
     "naive-get-put",  "txn-retry-lock",    "reentrant",          "rw-lock",
     "prefix-watch-lock", "zk-recipe",      "etcd-mutex-3.4",     "etcd-mutex-fenced",
     "etcd-mutex-guarded", "setnx-no-ttl", "etcd-mutex-safe-unlock", "etcd-recipes-rwmutex",
-    "redisson-reentrant", "setnx-then-expire", "fixed-ttl-no-renewal"};
+    "redisson-reentrant", "setnx-then-expire", "fixed-ttl-no-renewal", "etcd-mutex-synced-watch"};
 
 // ---- whole runs ----
 
@@ -273,6 +273,7 @@ TEST_CASE("every algorithm of the catalogue is registered with its published def
   CHECK(option("etcd-mutex-guarded", "lease_ttl_seconds") == 60);
   CHECK(find_algorithm("setnx-no-ttl")->options.empty());
   CHECK(option("etcd-mutex-safe-unlock", "lease_ttl_seconds") == 60);
+  CHECK(option("etcd-mutex-synced-watch", "lease_ttl_seconds") == 60);
   CHECK(option("etcd-recipes-rwmutex", "lease_ttl_seconds") == 60);
   CHECK(option("redisson-reentrant", "lease_ttl_seconds") == 30);
   CHECK(option("redisson-reentrant", "watchdog") == 1);
@@ -416,9 +417,11 @@ TEST_CASE("prefix-watch-lock: a delete between the read and the watch is missed 
   CHECK(waited.at - started >= seconds(8));
 }
 
-TEST_CASE("the same missed delete does not stall zk-recipe or etcd-mutex (watch from the "
-          "read's revision)") {
-  for (const std::string name : {"zk-recipe", "etcd-mutex"}) {
+// zk-recipe and etcd-mutex watch from their read's revision, so the watch replays the delete;
+// etcd-mutex-synced-watch watches from now, and its read after the watch finds the key gone.
+TEST_CASE("the same missed delete does not stall zk-recipe or etcd-mutex or "
+          "etcd-mutex-synced-watch") {
+  for (const std::string name : {"zk-recipe", "etcd-mutex", "etcd-mutex-synced-watch"}) {
     INFO(name);
     Rig rig(1);
     TestClient& a = rig.add_client(name);
