@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "lockstep/kv_json/truth_json.h"
 #include "lockstep/real_etcd/etcd_kv_client.h"
 #include "lockstep/real_etcd/event_loop.h"
 #include "lockstep/real_etcd/prefixed_kv_client.h"
@@ -30,13 +31,7 @@ struct WatchState {
 
 void record(WatchState& s, const Event& e) {
   if (e.kv.key == RealTruthWatcher::kSentinelKey) return;
-  nlohmann::json args = {{"key", escape_bytes(e.kv.key)}, {"revision", e.kv.mod_revision}};
-  if (e.type == EventType::put) {
-    args["create_revision"] = e.kv.create_revision;
-    args["lease"] = e.kv.lease;
-    args["value"] = escape_bytes(e.kv.value);
-  }
-  s.log->truth("etcd", e.type == EventType::put ? "key-put" : "key-delete", args);
+  s.log->truth("etcd", key_event_truth_op(e), key_event_truth_args(e));
   ++*s.recorded;
 }
 

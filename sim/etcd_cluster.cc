@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "lockstep/kv_json/truth_json.h"
 #include "lockstep/sim/json_object.h"
 
 namespace lockstep::sim {
@@ -183,16 +184,10 @@ void EtcdCluster::report_applied(std::uint64_t index, const std::vector<Event>& 
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const bool last_use = i + 1 == events.size() && !lease_truth_follows;
-    JsonObject args;  // members in key order (see JsonObject)
-    if (!cause.is_null()) args.add("cause", last_use ? std::move(cause) : nlohmann::json(cause));
-    const bool put = e.type == EventType::put;
-    if (put) args.add("create_revision", e.kv.create_revision);
-    args.add("key", escape_bytes(e.kv.key));
-    if (put) args.add("lease", e.kv.lease);
-    if (entry.from_lease_expiry) args.add("lease_expired", true);
-    args.add("revision", e.kv.mod_revision);
-    if (put) args.add("value", escape_bytes(e.kv.value));
-    world_.record_truth("etcd", put ? "key-put" : "key-delete", std::move(args).take());
+    nlohmann::json::object_t extra;  // the simulator's own facts about the change
+    if (!cause.is_null()) extra.emplace("cause", last_use ? std::move(cause) : nlohmann::json(cause));
+    if (entry.from_lease_expiry) extra.emplace("lease_expired", true);
+    world_.record_truth("etcd", key_event_truth_op(e), key_event_truth_args(e, std::move(extra)));
   }
   if (!result->ok()) return;
   if (const auto* granted = std::get_if<LeaseGrantResponse>(&result->value())) {
