@@ -15,6 +15,7 @@
 #include "lockstep/harness/checks.h"
 #include "lockstep/harness/json_layout.h"
 #include "lockstep/harness/scenario_fields.h"
+#include "lockstep/kv_json/json_fields.h"
 #include "lockstep/harness/sim_runner.h"
 #include "lockstep/kv/types.h"
 
@@ -64,148 +65,26 @@ FaultFields fault_fields(const std::string& kind) {
   return f;
 }
 
-// The first problem found while parsing. Thrown inside this file only (a parser reads better
-// without an error check after every field) and turned into a message at its boundary.
-struct BadField {
-  std::string path;
-  std::string message;
-};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-// One JSON object of the file: typed getters that name the field's path on error, and a
-// check that no unknown field is left.
-class Fields {
- public:
-  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) throw BadField{path_, "expected a JSON object"};
-  }
-
-  std::string path_of(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-  bool has(const std::string& key) const { return j_.contains(key); }
-  // Whether an optional field is there; either way it is one of the fields this object knows.
-  bool has_optional(const std::string& key) {
-    seen_.insert(key);
-    return j_.contains(key);
-  }
-
-  const nlohmann::json& get(const std::string& key, const std::string& expected) {
-    seen_.insert(key);
-    if (!j_.contains(key)) throw BadField{path_of(key), "missing (expected " + expected + ")"};
-    return j_.at(key);
-  }
-
-  std::int64_t integer(const std::string& key, std::int64_t min,
-                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
-    const std::string expected = "an integer >= " + std::to_string(min);
-    const auto& v = get(key, expected);
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() >
-                                       static_cast<std::uint64_t>(max)))
-      throw BadField{path_of(key), v.is_number_integer()
-                                       ? "expected an integer <= " + std::to_string(max)
-                                       : "expected " + expected};
-    const auto x = v.get<std::int64_t>();
-    if (x < min) throw BadField{path_of(key), "expected " + expected};
-    if (x > max) throw BadField{path_of(key), "expected an integer <= " + std::to_string(max)};
-    return x;
-  }
-
-  std::uint64_t unsigned64(const std::string& key) {
-    const auto& v = get(key, "an integer >= 0");
-    if (!v.is_number_unsigned())
-      throw BadField{path_of(key), "expected an integer between 0 and 18446744073709551615"};
-    return v.get<std::uint64_t>();
-  }
-
-  Duration millis(const std::string& key, std::int64_t min_ms, std::int64_t max_ms = kOneDayMs) {
-    return milliseconds(integer(key, min_ms, max_ms));
-  }
-  Duration micros(const std::string& key, std::int64_t min_us, std::int64_t max_us) {
-    return microseconds(integer(key, min_us, max_us));
-  }
-
-  // A number from 0 to 1 (an integer such as 0 or 1 too).
-  double fraction(const std::string& key) {
-    const auto& v = get(key, "a number from 0 to 1");
-    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
-      throw BadField{path_of(key), "expected a number from 0 to 1"};
-    return v.get<double>();
-  }
-
-  bool boolean(const std::string& key) {
-    const auto& v = get(key, "true or false");
-    if (!v.is_boolean()) throw BadField{path_of(key), "expected true or false"};
-    return v.get<bool>();
-  }
-
-  std::string string(const std::string& key) {
-    const auto& v = get(key, "a string");
-    if (!v.is_string()) throw BadField{path_of(key), "expected a string"};
-    return v.get<std::string>();
-  }
-
-  // A list of distinct strings, each accepted by `valid` (which names the valid values).
-  std::vector<std::string> string_list(const std::string& key,
-                                       const std::function<bool(const std::string&)>& valid,
-                                       const std::string& valid_values) {
-    const auto& v = get(key, "a list of strings");
-    if (!v.is_array()) throw BadField{path_of(key), "expected a list of strings"};
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const std::string at = path_of(key) + "[" + std::to_string(i) + "]";
-      if (!v[i].is_string()) throw BadField{at, "expected a string"};
-      const auto s = v[i].get<std::string>();
-      if (!valid(s)) throw BadField{at, "unknown value \"" + s + "\" (known: " + valid_values + ")"};
-      for (const auto& earlier : out)
-        if (earlier == s) throw BadField{at, "\"" + s + "\" is listed twice"};
-      out.push_back(s);
-    }
-    return out;
-  }
-
-  // Refuses fields that were never asked for: a typo must not be silently ignored.
-  void finish() const {
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (!seen_.count(it.key()))
-        throw BadField{path_of(it.key()),
-                       "unknown field (expected one of: " + join({seen_.begin(), seen_.end()}) +
-                           ")"};
-  }
-
-  void mark_optional(const std::string& key) { seen_.insert(key); }
-
- private:
-  const nlohmann::json& j_;
-  std::string path_;
-  std::set<std::string> seen_;
-};
-
 // Reads every field of scenario_fields.h into `c`: the sections etcd, network and workload
 // (each an object of `top`, refusing unknown fields) and the top-level bounds.
-void parse_scalar_fields(Fields& top, RunConfig& c) {
-  Fields etcd(top.get("etcd", "an object"), "etcd");
-  Fields network(top.get("network", "an object"), "network");
-  Fields workload(top.get("workload", "an object"), "workload");
-  auto section = [&](const ScalarField& field) -> Fields& {
+void parse_scalar_fields(JsonFields& top, RunConfig& c) {
+  JsonFields etcd(top.get("etcd", "an object"), "etcd");
+  JsonFields network(top.get("network", "an object"), "network");
+  JsonFields workload(top.get("workload", "an object"), "workload");
+  auto section = [&](const ScalarField& field) -> JsonFields& {
     const std::string name = field.section;
     return name == "etcd" ? etcd : name == "network" ? network : name == "workload" ? workload : top;
   };
   for_each_scalar_field(c, [&](const ScalarField& field, auto& value) {
-    Fields& f = section(field);
+    JsonFields& f = section(field);
     if (field.optional && !f.has_optional(field.key)) return;  // RunConfig's default
     using T = std::remove_cvref_t<decltype(value)>;
     if constexpr (std::is_same_v<T, sim::EtcdVersion>) {
       if (!sim::parse_etcd_version(f.string(field.key), value))
-        throw BadField{field.path(), "expected \"3.4.23\" or \"3.5.13\""};
+        throw JsonFieldError{field.path(), "expected \"3.4.23\" or \"3.5.13\""};
     } else if constexpr (std::is_same_v<T, Duration>) {
-      value = field.unit == FieldUnit::microseconds ? f.micros(field.key, field.min, field.max)
-                                                    : f.millis(field.key, field.min, field.max);
+      const std::int64_t n = f.integer(field.key, field.min, field.max);
+      value = field.unit == FieldUnit::microseconds ? microseconds(n) : milliseconds(n);
     } else if constexpr (std::is_same_v<T, bool>) {
       value = f.boolean(field.key);
     } else if constexpr (std::is_same_v<T, double>) {
@@ -219,9 +98,9 @@ void parse_scalar_fields(Fields& top, RunConfig& c) {
   // What one field's range cannot say.
   const sim::EtcdConfig& e = c.etcd;
   if (e.members != 1 && e.members != 3 && e.members != 5)
-    throw BadField{"etcd.members", "expected 1, 3 or 5"};
+    throw JsonFieldError{"etcd.members", "expected 1, 3 or 5"};
   if (e.election_timeout <= e.heartbeat_interval)
-    throw BadField{"etcd.election_timeout_ms",
+    throw JsonFieldError{"etcd.election_timeout_ms",
                    "expected more than etcd.heartbeat_interval_ms (" +
                        std::to_string(ms(e.heartbeat_interval)) + ")"};
   etcd.finish();
@@ -229,27 +108,27 @@ void parse_scalar_fields(Fields& top, RunConfig& c) {
   workload.finish();
 }
 
-void parse_algorithm(Fields f, RunConfig& c) {
+void parse_algorithm(JsonFields f, RunConfig& c) {
   c.algorithm = f.string("name");
   const AlgorithmInfo* info = find_algorithm(c.algorithm);
   if (!info) {
     std::vector<std::string> names;
     for (const auto& a : algorithm_catalogue()) names.push_back(a.name);
-    throw BadField{f.path_of("name"),
-                   "unknown algorithm \"" + c.algorithm + "\" (known: " + join(names) + ")"};
+    throw JsonFieldError{f.path_of("name"),
+                   "unknown algorithm \"" + c.algorithm + "\" (known: " + join_names(names) + ")"};
   }
   const auto& options = f.get("options", "an object of integer options");
-  if (!options.is_object()) throw BadField{f.path_of("options"), "expected an object of integer options"};
+  if (!options.is_object()) throw JsonFieldError{f.path_of("options"), "expected an object of integer options"};
   for (auto it = options.begin(); it != options.end(); ++it) {
     if (!it.value().is_number_integer() ||
         (it.value().is_number_unsigned() &&
          it.value().get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))
-      throw BadField{f.path_of("options") + "." + it.key(), "expected an integer"};
+      throw JsonFieldError{f.path_of("options") + "." + it.key(), "expected an integer"};
     c.algorithm_options[it.key()] = it.value().get<std::int64_t>();
   }
   // Options left out take the algorithm's published defaults (resolve_options fills them in).
   if (auto err = resolve_options(*info, c.algorithm_options))
-    throw BadField{f.path_of("options"), *err};
+    throw JsonFieldError{f.path_of("options"), *err};
   f.finish();
 }
 
@@ -264,94 +143,94 @@ std::set<std::string> process_names(const RunConfig& c) {
 
 sim::FaultSpec parse_fault(const nlohmann::json& j, const std::string& path,
                            const std::set<std::string>& processes) {
-  if (!j.is_object()) throw BadField{path, "expected a JSON object (a fault)"};
+  if (!j.is_object()) throw JsonFieldError{path, "expected a JSON object (a fault)"};
   if (!j.contains("kind") || !j["kind"].is_string())
-    throw BadField{path + ".kind", "missing (expected a fault class name, see `lockstep list`)"};
+    throw JsonFieldError{path + ".kind", "missing (expected a fault class name, see `lockstep list`)"};
   const std::string kind = j["kind"].get<std::string>();
   if (!sim::is_fault_class(kind)) {
     std::vector<std::string> names;
     for (const auto& c : sim::fault_catalogue()) names.push_back(c.name);
-    throw BadField{path + ".kind", "unknown fault class \"" + kind + "\" (known: " + join(names) + ")"};
+    throw JsonFieldError{path + ".kind", "unknown fault class \"" + kind + "\" (known: " + join_names(names) + ")"};
   }
   const FaultFields fields = fault_fields(kind);
   for (const auto& r : fields.required)
-    if (!j.contains(r)) throw BadField{path + "." + r, "missing (a " + kind + " fault needs it)"};
+    if (!j.contains(r)) throw JsonFieldError{path + "." + r, "missing (a " + kind + " fault needs it)"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (const auto* list : {&fields.required, &fields.optional})
       for (const auto& k : *list) known = known || k == it.key();
     if (!known)
-      throw BadField{path + "." + it.key(),
+      throw JsonFieldError{path + "." + it.key(),
                      "not a field of a " + kind + " fault (its fields: " +
-                         join(fields.required) + (fields.optional.empty() ? "" : ", ") +
-                         join(fields.optional) + ")"};
+                         join_names(fields.required) + (fields.optional.empty() ? "" : ", ") +
+                         join_names(fields.optional) + ")"};
   }
   sim::FaultSpec f;
-  if (auto err = sim::fault_from_json(j, f)) throw BadField{path, *err};
+  if (auto err = sim::fault_from_json(j, f)) throw JsonFieldError{path, *err};
   if (ms(f.start) + ms(f.duration) > kOneDayMs)
-    throw BadField{path, "start_ms + duration_ms: expected at most " + std::to_string(kOneDayMs) +
+    throw JsonFieldError{path, "start_ms + duration_ms: expected at most " + std::to_string(kOneDayMs) +
                              " (one day)"};
   if (ms(f.amount) > kOneDayMs || ms(f.amount) < -kOneDayMs)
-    throw BadField{path + ".amount_ms", "expected an integer between -86400000 and 86400000"};
+    throw JsonFieldError{path + ".amount_ms", "expected an integer between -86400000 and 86400000"};
   for (const char* list_name : {"from", "to", "targets"}) {
     const auto& list = std::string(list_name) == "from" ? f.from
                        : std::string(list_name) == "to" ? f.to
                                                         : f.targets;
     for (std::size_t i = 0; i < list.size(); ++i)
       if (!processes.count(list[i]))
-        throw BadField{path + "." + list_name + "[" + std::to_string(i) + "]",
+        throw JsonFieldError{path + "." + list_name + "[" + std::to_string(i) + "]",
                        "unknown process \"" + list[i] + "\" (known: " +
-                           join({processes.begin(), processes.end()}) + ")"};
+                           join_names({processes.begin(), processes.end()}) + ")"};
   }
   if (is_network_fault(kind) && f.from.empty() && f.to.empty())
-    throw BadField{path, "a " + kind + " fault needs processes in \"from\" or \"to\""};
+    throw JsonFieldError{path, "a " + kind + " fault needs processes in \"from\" or \"to\""};
   if (j.contains("targets") && f.targets.empty())
-    throw BadField{path + ".targets", "expected at least one process"};
+    throw JsonFieldError{path + ".targets", "expected at least one process"};
   if (kind == "lease-drop")
     for (std::size_t i = 0; i < f.targets.size(); ++i)
       if (f.targets[i].rfind("client-", 0) != 0)
-        throw BadField{path + ".targets[" + std::to_string(i) + "]",
+        throw JsonFieldError{path + ".targets[" + std::to_string(i) + "]",
                        "lease-drop hits clients only, not \"" + f.targets[i] + "\""};
   return f;
 }
 
-void parse_expect(Fields f, Scenario& s) {
+void parse_expect(JsonFields f, Scenario& s) {
   if (f.has("verdict")) {
     s.config.expected_verdict = f.string("verdict");
     if (s.config.expected_verdict != "ok" && s.config.expected_verdict != "violated")
-      throw BadField{f.path_of("verdict"), "expected \"ok\" or \"violated\""};
+      throw JsonFieldError{f.path_of("verdict"), "expected \"ok\" or \"violated\""};
   }
   if (f.has("history_hash")) {
     s.expected_history_hash = f.string("history_hash");
     bool hex = s.expected_history_hash.size() == 16;
     for (char ch : s.expected_history_hash) hex = hex && std::isxdigit(static_cast<unsigned char>(ch)) && !std::isupper(static_cast<unsigned char>(ch));
-    if (!hex) throw BadField{f.path_of("history_hash"), "expected 16 lower-case hex digits"};
+    if (!hex) throw JsonFieldError{f.path_of("history_hash"), "expected 16 lower-case hex digits"};
   }
   f.finish();
 }
 
 void parse_scenario(const nlohmann::json& j, Scenario& s) {
   s = Scenario{};  // what a file leaves out is the default, whatever `s` held
-  Fields f(j, "");
+  JsonFields f(j, "");
   const auto& format = f.get("format", "\"lockstep-scenario\"");
   if (!format.is_string() || format.get<std::string>() != kScenarioFormat)
-    throw BadField{"format", "expected \"lockstep-scenario\""};
+    throw JsonFieldError{"format", "expected \"lockstep-scenario\""};
   const std::int64_t version = f.integer("version", 1);
   if (version != kScenarioVersion)
-    throw BadField{"version", "this lockstep reads version " + std::to_string(kScenarioVersion) +
+    throw JsonFieldError{"version", "this lockstep reads version " + std::to_string(kScenarioVersion) +
                                   ", the file is version " + std::to_string(version)};
   if (f.has("description")) s.description = f.string("description");
   if (f.has("client_cmd")) {
     s.client_cmd = f.string("client_cmd");
-    if (s.client_cmd.empty()) throw BadField{"client_cmd", "expected a non-empty command"};
+    if (s.client_cmd.empty()) throw JsonFieldError{"client_cmd", "expected a non-empty command"};
   }
-  if (f.has("expect")) parse_expect(Fields(f.get("expect", "an object"), "expect"), s);
+  if (f.has("expect")) parse_expect(JsonFields(f.get("expect", "an object"), "expect"), s);
   RunConfig& c = s.config;
   c.seed = f.unsigned64("seed");
-  parse_algorithm(Fields(f.get("algorithm", "an object"), "algorithm"), c);
+  parse_algorithm(JsonFields(f.get("algorithm", "an object"), "algorithm"), c);
   const auto lock_name = unescape_bytes(f.string("lock_name"));
   if (!lock_name || lock_name->empty())
-    throw BadField{"lock_name", "expected a non-empty key (bytes escaped as \\\\ and \\xNN)"};
+    throw JsonFieldError{"lock_name", "expected a non-empty key (bytes escaped as \\\\ and \\xNN)"};
   c.lock_name = *lock_name;
   parse_scalar_fields(f, c);
   const auto& known_checks = known_check_names();
@@ -360,20 +239,20 @@ void parse_scenario(const nlohmann::json& j, Scenario& s) {
       [&](const std::string& n) {
         return std::find(known_checks.begin(), known_checks.end(), n) != known_checks.end();
       },
-      join(known_checks));
+      join_names(known_checks));
   std::vector<std::string> class_names;
   for (const auto& fc : sim::fault_catalogue()) class_names.push_back(fc.name);
   const auto classes = f.string_list(
-      "fault_classes", [](const std::string& n) { return sim::is_fault_class(n); }, join(class_names));
+      "fault_classes", [](const std::string& n) { return sim::is_fault_class(n); }, join_names(class_names));
   c.fault_classes = {classes.begin(), classes.end()};
   const auto& faults = f.get("faults", "a list of faults");
-  if (!faults.is_array()) throw BadField{"faults", "expected a list of faults"};
+  if (!faults.is_array()) throw JsonFieldError{"faults", "expected a list of faults"};
   const auto processes = process_names(c);
   for (std::size_t i = 0; i < faults.size(); ++i)
     c.faults.push_back(parse_fault(faults[i], "faults[" + std::to_string(i) + "]", processes));
   f.finish();
   // The runner's own validation, last: whatever it refuses must not reach run_simulation.
-  if (auto err = validate_run_config(c); !err.empty()) throw BadField{"", err};
+  if (auto err = validate_run_config(c); !err.empty()) throw JsonFieldError{"", err};
 }
 
 ojson fault_ordered(const sim::FaultSpec& fault) {
@@ -508,8 +387,8 @@ std::string scenario_from_json(const nlohmann::json& j, const std::string& sourc
   try {
     parse_scenario(j, out);
     return {};
-  } catch (const BadField& e) {
-    return source + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message;
+  } catch (const JsonFieldError& e) {
+    return e.line(source);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "lockstep/checker/input_file.h"
+#include "lockstep/kv_json/json_fields.h"
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/html_report.h"
 
@@ -42,34 +43,25 @@ std::string parse_json_file(const std::filesystem::path& path, nlohmann::json& o
   return {};
 }
 
+// The fields of verdict.json the report reads (docs/verdict-format.md); others may be there.
 std::string validate_verdict(const std::filesystem::path& path, const nlohmann::json& v) {
-  const std::string where = path.string() + ": ";
-  if (v.value("format", "") != "lockstep-verdict")
-    return where + "field format: expected \"lockstep-verdict\"";
-  if (!v.contains("checks") || !v["checks"].is_array()) return where + "field checks: expected an array";
-  for (std::size_t i = 0; i < v["checks"].size(); ++i) {
-    const auto& c = v["checks"][i];
-    const std::string field = "checks[" + std::to_string(i) + "]";
-    if (!c.is_object()) return where + "field " + field + ": expected an object";
-    for (const char* name : {"name", "status", "summary"})
-      if (!c.contains(name) || !c[name].is_string())
-        return where + "field " + field + "." + name + ": expected a string";
-    const std::string status = c["status"].get<std::string>();
-    if (status != "ok" && status != "violated" && status != "unknown")
-      return where + "field " + field + ".status: expected ok, violated or unknown, got \"" + status + "\"";
-    for (const char* name : {"figures", "witness"})
-      if (c.contains(name) && !c[name].is_object())
-        return where + "field " + field + "." + name + ": expected an object";
-  }
-  // A run on a real etcd names its backend (cli/run_real.cc): cluster kind, key prefix.
-  if (v.contains("backend") && !v["backend"].is_object())
-    return where + "field backend: expected an object";
-  for (const char* name : {"replay", "verdict", "history_hash"})
-    if (v.contains(name) && !v[name].is_string()) return where + "field " + name + ": expected a string";
-  if (v.contains("verdict")) {
-    const std::string verdict = v["verdict"].get<std::string>();
-    if (verdict != "ok" && verdict != "violated" && verdict != "unknown")
-      return where + "field verdict: expected ok, violated or unknown, got \"" + verdict + "\"";
+  const std::vector<std::string> statuses = {"ok", "violated", "unknown"};
+  try {
+    JsonFields verdict(v, "");
+    verdict.one_of("format", {"lockstep-verdict"});
+    for (JsonFields check : verdict.objects("checks")) {
+      for (const char* name : {"name", "summary"}) check.string(name);
+      check.one_of("status", statuses);
+      for (const char* name : {"figures", "witness"})
+        if (check.has_optional(name)) check.object(name);
+    }
+    // A run on a real etcd names its backend (cli/run_real.cc): cluster kind, key prefix.
+    if (verdict.has_optional("backend")) verdict.object("backend");
+    for (const char* name : {"replay", "history_hash"})
+      if (verdict.has_optional(name)) verdict.string(name);
+    if (verdict.has_optional("verdict")) verdict.one_of("verdict", statuses);
+  } catch (const JsonFieldError& e) {
+    return e.line(path.string());
   }
   return {};
 }
@@ -97,7 +89,7 @@ std::string load_run_files(const std::filesystem::path& run_dir, RunFiles& out) 
     const std::string judged = out.verdict["history_hash"].get<std::string>();
     const std::string actual = hash_hex(history_hash(out.history));
     if (judged != actual)
-      return verdict_path.string() + ": field history_hash: " + judged + " is not the hash of " +
+      return verdict_path.string() + ": history_hash: " + judged + " is not the hash of " +
              history_path.string() + " (" + actual + "): the two files come from different runs";
   }
   // A real etcd run has no scenario.json: nothing replays it. Its verdict names the backend.

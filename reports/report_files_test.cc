@@ -150,26 +150,26 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
   SECTION("verdict.json of another format") {
     write_text(d / "verdict.json", R"({"format": "something-else", "checks": []})");
     CHECK(write_report(d, d / "r.html") ==
-          (d / "verdict.json").string() + ": field format: expected \"lockstep-verdict\"");
+          (d / "verdict.json").string() + ": format: expected one of \"lockstep-verdict\", got \"something-else\"");
   }
   SECTION("a check with a bad status names the field") {
     write_text(d / "verdict.json",
                R"({"format": "lockstep-verdict", "checks": [{"name": "mutex", "status": "ok", "summary": ""},
                    {"name": "resource", "status": "maybe", "summary": ""}]})");
     CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() +
-                                               ": field checks[1].status: expected ok, violated or unknown, got \"maybe\"");
+                                               ": checks[1].status: expected one of \"ok\", \"violated\", \"unknown\", got \"maybe\"");
   }
   SECTION("a check without a summary") {
     write_text(d / "verdict.json", R"({"format": "lockstep-verdict", "checks": [{"name": "mutex", "status": "ok"}]})");
     CHECK(write_report(d, d / "r.html") ==
-          (d / "verdict.json").string() + ": field checks[0].summary: expected a string");
+          (d / "verdict.json").string() + ": checks[0].summary: missing (expected a string)");
   }
   SECTION("a verdict that is not ok, violated or unknown") {
     nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
     v["verdict"] = "maybe";
     write_text(d / "verdict.json", v.dump());
     CHECK(write_report(d, d / "r.html") ==
-          (d / "verdict.json").string() + ": field verdict: expected ok, violated or unknown, got \"maybe\"");
+          (d / "verdict.json").string() + ": verdict: expected one of \"ok\", \"violated\", \"unknown\", got \"maybe\"");
   }
   SECTION("a verdict of another run's history") {
     nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
@@ -180,7 +180,7 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     v["history_hash"] = "0123456789abcdef";
     write_text(d / "verdict.json", v.dump());
     CHECK(write_report(d, d / "r.html") ==
-          (d / "verdict.json").string() + ": field history_hash: 0123456789abcdef is not the hash of " +
+          (d / "verdict.json").string() + ": history_hash: 0123456789abcdef is not the hash of " +
               (d / "history.jsonl").string() + " (" + hash_hex(history_hash(h)) +
               "): the two files come from different runs");
   }
@@ -206,7 +206,7 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
     v["backend"] = "etcd";
     write_text(d / "verdict.json", v.dump());
-    CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() + ": field backend: expected an object");
+    CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() + ": backend: expected a JSON object");
   }
   SECTION("a scenario.json that is an array") {
     write_text(d / "scenario.json", "[1, 2]");
