@@ -165,23 +165,53 @@ sim::FaultSpec parse_fault(const nlohmann::json& j, const std::string& path,
                          join_names(fields.required) + (fields.optional.empty() ? "" : ", ") +
                          join_names(fields.optional) + ")"};
   }
+  // Each field of the class, read and typed; which ones the class has was checked above.
+  JsonFields fields_of(j, path);
   sim::FaultSpec f;
-  if (auto err = sim::fault_from_json(j, f)) throw JsonFieldError{path, *err};
+  f.kind = fields_of.string("kind");
+  f.start = milliseconds(fields_of.integer("start_ms", 0, kOneDayMs));
+  f.duration = milliseconds(fields_of.integer("duration_ms", 0, kOneDayMs));
   if (ms(f.start) + ms(f.duration) > kOneDayMs)
     throw JsonFieldError{path, "start_ms + duration_ms: expected at most " + std::to_string(kOneDayMs) +
                              " (one day)"};
-  if (ms(f.amount) > kOneDayMs || ms(f.amount) < -kOneDayMs)
-    throw JsonFieldError{path + ".amount_ms", "expected an integer between -86400000 and 86400000"};
-  for (const char* list_name : {"from", "to", "targets"}) {
-    const auto& list = std::string(list_name) == "from" ? f.from
-                       : std::string(list_name) == "to" ? f.to
-                                                        : f.targets;
-    for (std::size_t i = 0; i < list.size(); ++i)
-      if (!processes.count(list[i]))
-        throw JsonFieldError{path + "." + list_name + "[" + std::to_string(i) + "]",
-                       "unknown process \"" + list[i] + "\" (known: " +
-                           join_names({processes.begin(), processes.end()}) + ")"};
+  if (sim::is_instant_fault(kind) && f.duration != Duration(0))
+    throw JsonFieldError{path + ".duration_ms", "expected 0: a " + kind + " fault is instant"};
+  if (fields_of.has_optional("amount_ms")) {
+    // Only a clock's jump may go back.
+    f.amount = milliseconds(fields_of.integer("amount_ms", kind == "clock" ? -kOneDayMs : 0, kOneDayMs));
   }
+  // Lists of the run's processes (names repeated are harmless: a process is faulted once).
+  auto processes_in = [&](const char* list_name, std::vector<std::string>& out) {
+    if (!fields_of.has_optional(list_name)) return;
+    const nlohmann::json& list = fields_of.get(list_name, "a list of process names");
+    const std::string at = fields_of.path_of(list_name);
+    if (!list.is_array()) throw JsonFieldError{at, "expected a list of process names"};
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string item = at + "[" + std::to_string(i) + "]";
+      if (!list[i].is_string()) throw JsonFieldError{item, "expected a process name"};
+      const std::string name = list[i].get<std::string>();
+      if (!processes.count(name))
+        throw JsonFieldError{item, "unknown process \"" + name + "\" (known: " +
+                                       join_names({processes.begin(), processes.end()}) + ")"};
+      out.push_back(name);
+    }
+  };
+  processes_in("from", f.from);
+  processes_in("to", f.to);
+  processes_in("targets", f.targets);
+  if (fields_of.has_optional("symmetric")) f.symmetric = fields_of.boolean("symmetric");
+  if (fields_of.has_optional("probability")) f.probability = fields_of.fraction("probability");
+  if (fields_of.has_optional("rate_ppm")) {
+    f.rate_ppm = fields_of.integer("rate_ppm", 0);
+    // A clock 100 times fast already makes every timer fire 100 times as often; faster ones
+    // would only grow the run without end.
+    if (f.rate_ppm > sim::kMaxClockRatePpm)
+      throw JsonFieldError{fields_of.path_of("rate_ppm"),
+                           "expected at most " + std::to_string(sim::kMaxClockRatePpm) +
+                               " (a clock 100 times fast; 1000000 is nominal, 0 unchanged)"};
+  }
+  if (fields_of.has_optional("clock")) f.clock = fields_of.one_of("clock", {"monotonic", "wall", "both"});
+  if (fields_of.has_optional("revision")) f.revision = fields_of.integer("revision", 0);
   if (is_network_fault(kind) && f.from.empty() && f.to.empty())
     throw JsonFieldError{path, "a " + kind + " fault needs processes in \"from\" or \"to\""};
   if (j.contains("targets") && f.targets.empty())

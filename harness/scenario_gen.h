@@ -64,7 +64,8 @@ inline std::string any_process(int clients, int members) {
   return i < clients ? client(i) : member(i - clients);
 }
 
-// One fault of `kind`, in the canonical form fault_to_json/fault_from_json round-trip.
+// One fault of `kind`, in the canonical form that fault_to_json and the scenario reader
+// round-trip.
 inline sim::FaultSpec fault_of(const std::string& kind, int clients, int members,
                                Duration run_length, Duration max_fault_duration) {
   sim::FaultSpec f;

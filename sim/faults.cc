@@ -74,69 +74,6 @@ nlohmann::json fault_event_args(const FaultSpec& f, const char* phase) {
   return j;
 }
 
-std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& f) {
-  if (!j.is_object()) return "a fault must be a JSON object";
-  auto str_list = [&](const char* field, std::vector<std::string>& out) -> std::optional<std::string> {
-    if (!j.contains(field)) return std::nullopt;
-    if (!j[field].is_array()) return std::string("field \"") + field + "\" must be a list of process names";
-    for (const auto& x : j[field]) {
-      if (!x.is_string()) return std::string("field \"") + field + "\" must be a list of process names";
-      out.push_back(x.get<std::string>());
-    }
-    return std::nullopt;
-  };
-  auto integer = [&](const char* field, std::int64_t& out, bool required) -> std::optional<std::string> {
-    if (!j.contains(field)) {
-      if (required) return std::string("missing field \"") + field + "\"";
-      return std::nullopt;
-    }
-    if (!j[field].is_number_integer()) return std::string("field \"") + field + "\" must be an integer";
-    out = j[field].get<std::int64_t>();
-    return std::nullopt;
-  };
-  if (!j.contains("kind") || !j["kind"].is_string()) return "missing field \"kind\" (a fault class name)";
-  f.kind = j["kind"].get<std::string>();
-  if (!is_fault_class(f.kind)) return "unknown fault class \"" + f.kind + "\" (see `lockstep list`)";
-  std::int64_t start_ms = 0, duration_ms = 0, amount_ms = 0;
-  if (auto e = integer("start_ms", start_ms, true)) return e;
-  if (auto e = integer("duration_ms", duration_ms, true)) return e;
-  if (auto e = integer("amount_ms", amount_ms, false)) return e;
-  if (start_ms < 0 || duration_ms < 0) return "fields \"start_ms\" and \"duration_ms\" must not be negative";
-  f.start = milliseconds(start_ms);
-  f.duration = milliseconds(duration_ms);
-  f.amount = milliseconds(amount_ms);
-  if (auto e = str_list("from", f.from)) return e;
-  if (auto e = str_list("to", f.to)) return e;
-  if (auto e = str_list("targets", f.targets)) return e;
-  if (j.contains("symmetric")) {
-    if (!j["symmetric"].is_boolean()) return "field \"symmetric\" must be true or false";
-    f.symmetric = j["symmetric"].get<bool>();
-  }
-  if (j.contains("probability")) {
-    if (!j["probability"].is_number()) return "field \"probability\" must be a number";
-    f.probability = j["probability"].get<double>();
-    if (f.probability < 0 || f.probability > 1) return "field \"probability\" must be between 0 and 1";
-  }
-  if (is_instant_fault(f.kind) && duration_ms != 0)
-    return "field \"duration_ms\" must be 0: a " + f.kind + " fault is instant";
-  if (amount_ms < 0 && f.kind != "clock")
-    return "field \"amount_ms\" must not be negative (only a clock's jump may go back)";
-  if (auto e = integer("rate_ppm", f.rate_ppm, false)) return e;
-  // A clock 100 times fast already makes every timer fire 100 times as often; faster ones
-  // would only grow the run without end.
-  if (f.rate_ppm < 0 || f.rate_ppm > kMaxClockRatePpm)
-    return "field \"rate_ppm\" must be between 0 (unchanged) and " +
-           std::to_string(kMaxClockRatePpm) + " (a clock 100 times fast; 1000000 is nominal)";
-  if (auto e = integer("revision", f.revision, false)) return e;
-  if (j.contains("clock")) {
-    if (!j["clock"].is_string()) return "field \"clock\" must be \"monotonic\", \"wall\" or \"both\"";
-    f.clock = j["clock"].get<std::string>();
-    if (f.clock != "monotonic" && f.clock != "wall" && f.clock != "both")
-      return "field \"clock\" must be \"monotonic\", \"wall\" or \"both\"";
-  }
-  return std::nullopt;
-}
-
 FaultInjector::FaultInjector(World& world, Network& network, EtcdCluster& cluster,
                              TrueTime run_start)
     : world_(world),

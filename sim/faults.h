@@ -63,8 +63,6 @@ nlohmann::json fault_to_json(const FaultSpec& fault);
 // The arguments of the history's fault event for one phase ("start" or "end"): the fault's
 // fields without its kind (the event's op names it) and the phase.
 nlohmann::json fault_event_args(const FaultSpec& fault, const char* phase);
-// Parses one fault; on error returns a message naming the field.
-std::optional<std::string> fault_from_json(const nlohmann::json& j, FaultSpec& out);
 
 class FaultInjector {
  public:
