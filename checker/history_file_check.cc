@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "lockstep/checker/input_file.h"
+#include "lockstep/checker/porcupine_import.h"
 
 namespace lockstep {
 
@@ -56,13 +57,25 @@ void run(HistoryFileCheck& c, const HistoryFileOptions& options, Clock::time_poi
                   "header, a Jepsen log line or an EDN op map (or pass --format)",
                   true);
   }
-  std::istringstream body(content);
-  LoadResult loaded = load_history(body, *c.format);
-  if (loaded.error) return fail(loaded.error->line, loaded.error->message);
   // A log cut short mid-line is a truncated file, even if the cut happens to parse ("write 1"
   // from "write 12"). JSON Lines needs no such rule: a cut line is not valid JSON, or is whole.
-  if (*c.format != HistoryFormat::jsonl && content.back() != '\n')
-    return fail(0, "the last line has no newline: the file looks truncated");
+  const bool cut = *c.format != HistoryFormat::jsonl && content.back() != '\n';
+  const char* const cut_message = "the last line has no newline: the file looks truncated";
+  if (*c.format == HistoryFormat::porcupine_kv &&
+      (!options.model || *options.model == ModelKind::kv)) {
+    // Straight from the text to the kv model's operations (no History in between).
+    PartitionsResult parts = import_porcupine_kv_partitions(content);
+    if (parts.error) return fail(parts.error->line, parts.error->message);
+    if (cut) return fail(0, cut_message);
+    c.model = ModelKind::kv;
+    c.read_seconds = since(t0);
+    c.result = check_linearizability(parts.partitions, options.budget);
+    return;
+  }
+  std::istringstream body(std::move(content));
+  LoadResult loaded = load_history(body, *c.format);
+  if (loaded.error) return fail(loaded.error->line, loaded.error->message);
+  if (cut) return fail(0, cut_message);
   c.model = options.model;
   if (!c.model) {
     if (*c.format == HistoryFormat::porcupine_etcd) {

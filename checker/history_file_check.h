@@ -5,7 +5,9 @@
 // Contract: never throws on bad input and never crashes; every way a file can be wrong ends in
 // an `error` naming the file (and the line, when one is to blame). The model defaults from the
 // format: porcupine-etcd -> cas-register, porcupine-kv -> kv, jsonl -> the header's meta.model,
-// else the model whose op names the history uses (detect_model).
+// else the model whose op names the history uses (detect_model). A porcupine-kv file checked
+// against the kv model is read straight into the model's operations
+// (import_porcupine_kv_partitions), with the same operations and errors as by its History.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,9 @@
 #include "lockstep/checker/input_file.h"
 
-#include <fstream>
+#include <cerrno>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace lockstep {
 
@@ -17,23 +20,45 @@ std::string read_input_file(const std::filesystem::path& path, std::string& text
   if (!fs::is_regular_file(st) && !fs::is_fifo(st))
     return name + ": not a regular file (a device or socket cannot be read as input)";
   const std::string too_large = name + ": larger than " + std::to_string(max_bytes >> 20) + " MiB";
+  std::size_t size = 0;  // a regular file's, to read it in one go
   if (fs::is_regular_file(st)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > max_bytes) return too_large;
+    const std::uintmax_t file_size = fs::file_size(path, ec);
+    if (!ec && file_size > max_bytes) return too_large;
+    if (!ec) size = static_cast<std::size_t>(file_size);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return name + ": cannot be opened for reading";
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return name + ": cannot be opened for reading";
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // A regular file is read in one go into a buffer of its size; a pipe (no size), and a file
+  // that grew meanwhile, in chunks after that, stopping past the limit.
   text.clear();
-  // A pipe has no size to check first: read in chunks, stopping past the limit.
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) {
-      text.clear();
-      return too_large;
+  text.resize(size + 1);  // one byte more, so that the read of the last chunk sees the end
+  std::size_t have = 0;
+  for (;;) {
+    if (have == text.size()) {
+      if (have > max_bytes) {
+        text.clear();
+        return too_large;
+      }
+      text.resize(have + (std::size_t{1} << 16));
     }
+    const ssize_t n = ::read(fd, text.data() + have, text.size() - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      text.clear();
+      return name + ": read error";
+    }
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
   }
-  if (in.bad()) return name + ": read error";
+  text.resize(have);
+  if (have > max_bytes) {
+    text.clear();
+    return too_large;
+  }
   return {};
 }
 

@@ -21,14 +21,22 @@
 //
 // Malformed input returns an error naming the line and what was expected; an empty file (no
 // events) is an error, not an empty history.
+//
+// The EDN importer reads the text in one pass, without a value tree or a string per token. Its
+// second output, import_porcupine_kv_partitions, skips the History altogether: the kv model's
+// partitions, exactly what history_partitions(import_porcupine_kv(text), kv) gives (the same
+// operations, intervals, labels and partitions, and the same errors), made straight from the
+// text. `lockstep check` takes that way for a kv file checked against the kv model.
 #pragma once
 
 #include <istream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lockstep/checker/history.h"
+#include "lockstep/checker/history_ops.h"
 
 namespace lockstep {
 
@@ -40,5 +48,7 @@ struct ImportResult {
 
 ImportResult import_jepsen_etcd_log(std::istream& in);
 ImportResult import_porcupine_kv(std::istream& in);
+ImportResult import_porcupine_kv(std::string_view text);
+PartitionsResult import_porcupine_kv_partitions(std::string_view text);
 
 }  // namespace lockstep
