@@ -1,6 +1,7 @@
 #include "lockstep/checker/lock_truth.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -124,20 +125,36 @@ const KeyLifetime* LockTruth::key_acquired(const std::string& process, std::int6
 
 namespace {
 
-// Whether `process` sent no keep-alive for `lease` and no fault named it between `from_ns` and
-// `to_ns`: a lease its holder never renewed although nothing stopped it (an algorithm without
-// renewal, or work longer than its fixed TTL). Only said of histories that record the client's
-// KV calls: without them a missing keep-alive proves nothing.
+// Whether `process` sent no keep-alive for `lease` and no fault that could stop its keep-alives
+// was active between `from_ns` and `to_ns`: a lease its holder never renewed although nothing
+// stopped it (an algorithm without renewal, or work longer than its fixed TTL). Only said of
+// histories that record the client's KV calls: without them a missing keep-alive proves nothing.
 bool never_renewed_unhindered(const History& history, const std::string& process, std::int64_t lease,
                               std::int64_t from_ns, std::int64_t to_ns) {
   bool calls_recorded = false;
   std::map<std::string, std::int64_t> fault_started;  // a fault on `process`: op -> start
-  auto names_process = [&](const nlohmann::json& args) {
-    for (const char* list : {"targets", "from", "to"})
-      if (args.contains(list) && args[list].is_array())
-        for (const auto& p : args[list])
-          if (p.is_string() && p.get<std::string>() == process) return true;
+  // Whether a side of a link fault (an empty list: every process) holds `who`, or a member.
+  auto side_has = [](const nlohmann::json& args, const char* side,
+                     const std::function<bool(const std::string&)>& who) {
+    if (!args.contains(side) || !args[side].is_array() || args[side].empty()) return true;
+    for (const auto& p : args[side])
+      if (p.is_string() && who(p.get<std::string>())) return true;
     return false;
+  };
+  auto is_holder = [&](const std::string& p) { return p == process; };
+  auto is_member = [](const std::string& p) { return p.rfind("member-", 0) == 0; };
+  // A fault that could stop the holder's keep-alives: one on the holder itself (pause, crash,
+  // clock, lease-drop), or on a link between it and a member, either way. A cut between the
+  // holder and the protected resource, say, stops none.
+  auto hinders = [&](const nlohmann::json& args) {
+    if (args.contains("targets") && args["targets"].is_array()) {
+      for (const auto& p : args["targets"])
+        if (p.is_string() && p.get<std::string>() == process) return true;
+      return false;
+    }
+    if (!args.contains("from") && !args.contains("to")) return false;
+    return (side_has(args, "from", is_holder) && side_has(args, "to", is_member)) ||
+           (side_has(args, "from", is_member) && side_has(args, "to", is_holder));
   };
   for (const auto& e : history.events) {
     if (e.true_ns > to_ns) break;
@@ -146,7 +163,7 @@ bool never_renewed_unhindered(const History& history, const std::string& process
       if (e.args.value("request", "") == "lease_keep_alive" && int_field(e.args, "lease") == lease)
         return false;
     }
-    if (e.kind == EventKind::fault && e.args.is_object() && names_process(e.args)) {
+    if (e.kind == EventKind::fault && e.args.is_object() && hinders(e.args)) {
       const std::string phase = e.args.value("phase", "start");
       // Active in the window: it ends after from_ns (or never ends in the history).
       if (phase == "start" && e.args.contains("duration_ms") &&

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 namespace lockstep {
 namespace {
 
@@ -119,6 +121,20 @@ TEST_CASE("a lease its holder never renewed while nothing stopped it is not the 
   Around unrecorded;
   unrecorded.pause_holder = false;
   CHECK(inherent(unrecorded));  // no KV calls recorded: a missing keep-alive proves nothing
+  // A fault on the holder's link to the resource stops no keep-alive; one to a member could.
+  auto with_link_fault = [&](nlohmann::json to) {
+    History h = overlap(expiry, unhindered);
+    HistoryEvent loss = event("world", EventKind::fault, "loss", 2000,
+                              {{"phase", "start"}, {"duration_ms", 3000}, {"from", {"client-1"}},
+                               {"to", std::move(to)}, {"probability", 0.5}});
+    const auto at = std::find_if(h.events.begin(), h.events.end(),
+                                 [](const HistoryEvent& e) { return e.true_ns > 2'000'000'000; });
+    h.events.insert(at, loss);
+    for (std::size_t i = 0; i < h.events.size(); ++i) h.events[i].index = static_cast<std::int64_t>(i);
+    return mutex_of(run_checks(config, h)).figures.value("inherent_lease_limit", false);
+  };
+  CHECK_FALSE(with_link_fault({"resource"}));
+  CHECK(with_link_fault({"member-1"}));
 }
 
 TEST_CASE("a lease that had run out before the key was made is a lock lost before it was taken") {
