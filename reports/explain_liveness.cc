@@ -174,7 +174,39 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                             : "ended " + std::string(event_kind_name(done->kind)) + " (" +
                                   done->result.value("error", std::string("?")) + ") at " +
                                   format_seconds(done->true_ns)) +
-           ": no release of " + by.client + "'s would delete it";
+           "";
+      // The creating call was answered, yet the acquire tried again: the answer it had was a
+      // refusal. A duplicated request does that: its second copy, applied after the first,
+      // finds the key there, and its answer can reach the client first (replies reordered).
+      if (call != nullptr && call->outcome == "ok" && call->end_ns != kStillOpen) {
+        const std::int64_t acquire_end_ns = done != nullptr ? done->true_ns : facts.end_ns();
+        std::size_t retries = 0;
+        for (const CallRecord* c : facts.calls_of(by.client, call->end_ns, acquire_end_ns, call->request))
+          if (c->invoke == failed_acquire->index && c->call != call->call) ++retries;
+        if (retries > 0) {
+          s += ", although that call was answered at " + format_seconds(call->end_ns) + ": the acquire went on as if " +
+               "refused (" + std::to_string(retries) + " more " + call->request + (retries == 1 ? "" : "s") +
+               " sent after it)";
+          std::vector<const FaultBand*> duplicated, reordered;
+          for (const auto& f : facts.faults()) {
+            const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+            if (f.kind == "duplicate" && f.start_ns <= call->sent_ns && end >= call->sent_ns &&
+                f.on_link(by.client, call->member))
+              duplicated.push_back(&f);
+            if (f.kind == "reorder" && f.start_ns <= call->end_ns && end >= call->sent_ns &&
+                f.on_link(call->member, by.client))
+              reordered.push_back(&f);
+          }
+          if (!duplicated.empty()) {
+            s += "; it was sent while " + fault_clauses(duplicated) +
+                 ", and a second copy, applied after the first, finds the key there and is refused";
+            if (!reordered.empty())
+              s += ", an answer that can overtake the first one's: " + fault_clauses(reordered);
+          }
+          s += ";";
+        }
+      }
+      s += (s.back() == ';' ? " so no release of " : ": no release of ") + by.client + "'s would delete it";
       // The acquire's own clean-up of its key (a delete, a revoke of its lease) that failed.
       std::vector<const CallRecord*> failed;
       for (const CallRecord* c : facts.calls_of(by.client, k.start_ns, facts.end_ns()))

@@ -345,5 +345,19 @@ TEST_CASE("a key deleted by a lock service's clean-up names the lock call its cl
   CHECK(says_cleanup);
 }
 
+// A key whose creating call was answered, yet whose acquire went on as if refused (checked by
+// hand against the history): client-3's SETNX txn (call 147) was sent while its messages to
+// member-0 were duplicated; the first copy created the key with no lease, the second was
+// refused, and that refusal, reordered, reached client-3 first. Not "never had its answer".
+TEST_CASE("a key created by a duplicated call whose refusal came back says the acquire went on as if refused") {
+  const std::string all = all_sentences(testdata_explanations("setnx-then-expire-duplicated-setnx-refused.json"));
+  CHECK_THAT(all, Catch::Contains("a txn that client-3 sent to member-0 at 11.788 s (call 147) created it"));
+  CHECK_THAT(all, Catch::Contains("although that call was answered at 11.837 s: the acquire went on as if refused"));
+  CHECK_THAT(all, Catch::Contains("it was sent while messages from client-3 to member-0 were duplicated from 10.591 s"));
+  CHECK_THAT(all, Catch::Contains("messages between client-3 and member-0 were reordered"));
+  CHECK_THAT(all, !Catch::Contains("never had its answer"));
+  CHECK_THAT(all, Catch::Contains("it had no lease, so nothing would ever delete it"));
+}
+
 }  // namespace
 }  // namespace lockstep::reports
