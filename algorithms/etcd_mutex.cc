@@ -108,18 +108,26 @@ Task<Result<void>> EtcdMutex::wait_deletes(Revision max_create_revision, MonoTim
   }
 }
 
+namespace {
+
+// The end of a wait for a delete. Go's waitDelete returns the watch's error: a cancelled watch
+// (a compacted start revision) fails the acquire.
+Result<void> delete_waited(Result<WatchWaitEnd> end) {
+  if (!end.ok()) return end.error();
+  if (end.value().cancelled)
+    return Error(ErrorCode::compacted, Outcome::definite, "watch cancelled: " + end.value().cancel_reason);
+  return Result<void>();
+}
+
+}  // namespace
+
 Task<Result<void>> EtcdMutex::wait_delete(std::string key, Revision from_revision,
                                           MonoTime deadline) {
   WatchCreateRequest req;
   req.key = std::move(key);
   req.start_revision = from_revision;
-  Result<WatchWaitEnd> end = co_await wait_on_watch(ctx_, std::move(req), has_delete_event,
-                                                    deadline, "acquire deadline passed");
-  if (!end.ok()) co_return end.error();
-  if (end.value().cancelled)  // Go's waitDelete returns the watch's error: the acquire fails
-    co_return Error(ErrorCode::compacted, Outcome::definite,
-                    "watch cancelled: " + end.value().cancel_reason);
-  co_return Result<void>();
+  co_return delete_waited(co_await wait_on_watch(ctx_, std::move(req), has_delete_event, deadline,
+                                                 "acquire deadline passed"));
 }
 
 Task<Result<void>> EtcdMutex::wait_delete_watching_from_now(std::string key,
@@ -169,10 +177,7 @@ Task<Result<void>> EtcdMutex::wait_delete_watching_from_now(std::string key,
       start_revision = read_revision + 1;  // this watch is dropped (cancelled) for a new one
       continue;
     }
-    if (end.value().cancelled)
-      co_return Error(ErrorCode::compacted, Outcome::definite,
-                      "watch cancelled: " + end.value().cancel_reason);
-    co_return Result<void>();
+    co_return delete_waited(std::move(end));
   }
 }
 
