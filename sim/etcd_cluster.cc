@@ -83,7 +83,7 @@ Revision EtcdCluster::propose_compaction(Revision revision) {
   if (target <= m.store().compact_revision()) return 0;
   LogEntry entry;
   entry.op = CompactionRequest{target, false};
-  m.on_proposal(std::move(entry));
+  m.propose(std::move(entry));
   return target;
 }
 

@@ -21,10 +21,6 @@ constexpr Duration kReadIndexRetry = milliseconds(500);
 // How long etcd's lessor waits before it finds an expired lease, whose revoke has not been
 // applied, expired again (its expiredLeaseRetryInterval).
 constexpr Duration kExpiredLeaseRetry = seconds(3);
-// The most entries one append carries.
-constexpr std::size_t kMaxEntriesPerAppend = 256;
-// Entries dropped from memory at least at a time (see compact_log).
-constexpr std::uint64_t kLogCompactionBatch = 4096;
 
 // Borrows a member's spare vector for a list built and dropped within one call, and gives it
 // back cleared. Why: such lists are built for every request, and allocating each one showed
@@ -98,56 +94,45 @@ EtcdMember::EtcdMember(EtcdCluster& cluster, int index, ProcessId pid, Rng rng)
       index_(index),
       pid_(pid),
       rng_(rng),
+      raft_(RaftConfig{index, cluster.config().members, cluster.config().election_timeout,
+                       cluster.config().heartbeat_interval}),
       store_(EtcdStoreOptions{cluster.config().min_lease_ttl_seconds, cluster.config().max_txn_ops}),
       lock_service_(cluster, index, pid),
-      election_timer_(cluster.world(), pid, [this] { on_election_timeout(); }),
+      election_timer_(cluster.world(), pid,
+                      [this] {
+                        raft_.election_timeout(local_now());
+                        drain_raft();
+                      }),
       read_round_timer_(cluster.world(), pid, [this] { on_read_round_timeout(); }),
       request_deadline_timer_(cluster.world(), pid, [this] { fail_expired_requests(); }) {}
 
 std::uint64_t EtcdMember::member_id() const { return 0x100 + static_cast<std::uint64_t>(index_); }
-
-int EtcdMember::quorum() const { return cluster_.size() / 2 + 1; }
 
 ResponseHeader EtcdMember::header() const {
   ResponseHeader h;
   h.cluster_id = cluster_.config().cluster_id;
   h.member_id = member_id();
   h.revision = store_.revision();
-  h.raft_term = term_;
+  h.raft_term = raft_.term();
   return h;
 }
 
 // ---------------------------------------------------------------- lifecycle
 
 void EtcdMember::start() {
-  role_ = MemberRole::follower;
-  leader_ = -1;
-  commit_index_ = applied_index_;
-  restart_election_timeout(/*redraw=*/true);
-  // A one-member cluster still holds an election, after its first timeout, like etcd.
+  raft_.start(local_now());
+  drain_raft();
 }
 
 void EtcdMember::on_crash() {
   lock_service_.on_crash();
-  role_ = MemberRole::follower;
+  raft_.crash();
   lessor_primary_ = false;
   held_lease_calls_.clear();
   renewals_.clear();
-  leader_ = -1;
   last_known_leader_ = -1;
-  votes_.clear();
-  next_index_.clear();
-  match_index_.clear();
-  recent_active_.clear();
-  probing_.clear();
-  commit_sent_.clear();
-  append_sent_local_.clear();
-  acked_seq_.clear();
-  leader_reads_.clear();
-  deferred_read_requests_.clear();
   revoking_.clear();
   revoke_retry_at_.clear();
-  lead_transferee_ = -1;
   reads_waiting_.clear();
   read_round_.clear();
   reads_indexed_.clear();
@@ -163,6 +148,76 @@ void EtcdMember::on_crash() {
   cluster_.break_streams_of(index_);
 }
 
+Duration EtcdMember::local_now() const { return cluster_.world().local_monotonic(pid_); }
+
+// ---------------------------------------------------------------- the raft node's Ready
+
+void EtcdMember::receive(RaftMessage&& message) {
+  std::visit([this](auto&& m) { deliver_raft(std::move(m)); }, std::move(message));
+}
+
+template <typename Message>
+void EtcdMember::deliver_raft(Message&& message) {
+  if constexpr (std::is_same_v<std::decay_t<Message>, ForwardedProposal>) {
+    if (cluster_.world().running_held()) {
+      cluster_.world().post(pid_, [this, m = std::move(message)]() mutable {
+        raft_.step(std::move(m), local_now());
+        drain_raft();
+      });
+      return;
+    }
+  }
+  raft_.step(std::forward<Message>(message), local_now());
+  drain_raft();
+}
+
+void EtcdMember::send_raft(int to, RaftMessage&& message) {
+  // Each closure holds its own message type (not the variant): a raft message's closure must
+  // fit EventFn's inline buffer.
+  std::visit(
+      [this, to](auto&& m) {
+        cluster_.send_to_member(index_, to, [m = std::move(m)](EtcdMember& target) mutable {
+          target.deliver_raft(std::move(m));
+        });
+      },
+      std::move(message));
+}
+
+void EtcdMember::act_on_ready() {
+  // An action may give the node another input, drained (nested) before the rest of this
+  // list: each nesting level has its own list, kept for reuse.
+  if (drain_depth_ == ready_by_depth_.size()) ready_by_depth_.emplace_back();
+  std::vector<RaftOutput>& ready = ready_by_depth_[drain_depth_++];
+  raft_.take_ready(ready);
+  for (RaftOutput& output : ready) act_on(std::move(output));
+  ready.clear();
+  --drain_depth_;
+}
+
+void EtcdMember::act_on(RaftOutput&& output) {
+  std::visit(Overloaded{
+                 [this](SendMessage& m) { send_raft(m.to, std::move(m.message)); },
+                 [this](BecameLeader& m) { on_became_leader(m.term); },
+                 [this](BecameFollower& m) { on_became_follower(m); },
+                 [this](LeaderAvailable&) { retry_waiting_requests(); },
+                 [this](ResetElectionTimer& m) { restart_election_timeout(m.redraw); },
+                 [this](Committed& m) { apply_committed(m.index); },
+                 [this](ReadState& m) { on_read_index_reply(m.round, m.index); },
+                 [this](ProposalDropped& m) { drop_proposal(std::move(m.entry)); },
+             },
+             output);
+}
+
+void EtcdMember::propose(LogEntry&& entry) {
+  raft_.propose(std::move(entry), local_now());
+  drain_raft();
+}
+
+void EtcdMember::transfer_leadership(int successor) {
+  raft_.transfer_leadership(successor, local_now());
+  drain_raft();
+}
+
 // ---------------------------------------------------------------- roles and timers
 
 void EtcdMember::restart_election_timeout(bool redraw) {
@@ -175,58 +230,18 @@ void EtcdMember::restart_election_timeout(bool redraw) {
   election_timer_.arm_after_local(election_timeout_local_);
 }
 
-void EtcdMember::on_election_timeout() {
-  if (role_ == MemberRole::leader) return;
-  become_candidate(/*forced=*/false);
-}
-
-void EtcdMember::become_follower(std::uint64_t term, int leader) {
-  const bool was_leader = role_ == MemberRole::leader;
+void EtcdMember::on_became_follower(const BecameFollower& change) {
   // Every end of a leadership is recorded: check-quorum, a higher term seen, a hand-over.
-  if (was_leader)
+  if (change.was_leader)
     cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
-                                  {{"term", term_}, {"member", index_}});
-  if (term > term_) {
-    term_ = term;
-    voted_for_ = -1;
-  }
-  role_ = MemberRole::follower;
-  leader_ = leader;
-  lead_transferee_ = -1;
-  note_leader(leader);
-  if (was_leader) {
-    lessor_primary_ = false;  // etcd's lessor Demote
+                                  {{"term", change.previous_term}, {"member", index_}});
+  note_leader(change.leader);
+  if (change.was_leader) {
+    lessor_primary_ = false;     // etcd's lessor Demote
     release_held_lease_calls();  // answered "no leader": their members ask the new one
     ++heartbeat_generation_;
-    leader_reads_.clear();
-    deferred_read_requests_.clear();
     revoking_.clear();
     revoke_retry_at_.clear();
-    // Members whose ReadIndex this member would have answered ask again (their round's
-    // retry timer), and the new leader answers.
-  }
-  if (leader >= 0) {
-    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
-    retry_waiting_requests();
-  }
-  restart_election_timeout(/*redraw=*/true);
-}
-
-void EtcdMember::become_candidate(bool forced) {
-  role_ = MemberRole::candidate;
-  ++term_;
-  voted_for_ = index_;
-  leader_ = -1;
-  votes_ = {index_};
-  restart_election_timeout(/*redraw=*/true);
-  if (static_cast<int>(votes_.size()) >= quorum()) {
-    become_leader();
-    return;
-  }
-  VoteRequest req{term_, index_, last_log_index(), log_term(last_log_index()), forced};
-  for (int peer = 0; peer < cluster_.size(); ++peer) {
-    if (peer == index_) continue;
-    cluster_.send_to_member(index_, peer, [req](EtcdMember& m) { m.on_vote_request(req); });
   }
 }
 
@@ -260,339 +275,27 @@ void EtcdMember::note_leader(int leader) {
     finish_request(id, Error(ErrorCode::leader_changed, "etcdserver: leader changed"));
 }
 
-void EtcdMember::become_leader() {
-  cluster_.safety().elected(term_, index_);
-  role_ = MemberRole::leader;
-  leader_ = index_;
+void EtcdMember::on_became_leader(std::uint64_t term) {
+  cluster_.safety().elected(term, index_);
   note_leader(index_);
   election_timer_.disarm();  // no elections while leading
-  const Duration now_local = cluster_.world().local_monotonic(pid_);
-  const auto members = static_cast<std::size_t>(cluster_.size());
-  next_index_.assign(members, last_log_index() + 1);
-  match_index_.assign(members, 0);
-  recent_active_.assign(members, 0);
-  quorum_check_ticks_ = 0;
-  probing_.assign(members, 1);
-  commit_sent_.assign(members, 0);
-  append_sent_local_.assign(members, now_local);
-  acked_seq_.assign(members, 0);
-  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
   // The lessor is promoted only when this leader applies the first entry of its term (see
   // promote_lessor); until then it neither renews nor expires leases.
   lessor_primary_ = false;
   cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-elected",
-                                {{"term", term_}, {"member", index_}});
-  // An empty entry of the new term lets the leader commit what earlier terms left behind
-  // (Raft's no-op); a no-op compaction request is not used: an empty txn is a read-only no-op.
-  LogEntry noop;
-  noop.term = term_;
-  noop.op = TxnRequest{};
-  log_.push_back(SharedLogEntry(std::move(noop)));
-  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
+                                {{"term", term}, {"member", index_}});
   schedule_heartbeat();
-  for (int peer = 0; peer < cluster_.size(); ++peer)
-    if (peer != index_) send_append(peer);  // probes: where does each log agree with ours?
-  advance_commit();
-  retry_waiting_requests();
 }
 
 void EtcdMember::schedule_heartbeat() {
   const std::uint64_t generation = heartbeat_generation_;
   cluster_.world().schedule_after_local(cluster_.config().heartbeat_interval, pid_,
                                         [this, generation] {
-    if (generation != heartbeat_generation_ || role_ != MemberRole::leader) return;
-    // Check-quorum, as raft counts it: every election timeout's worth of heartbeat ticks, a
-    // leader that heard from no majority since the last check steps down (so a cut-off
-    // leader steps down after one to two election timeouts). Ticks, not time: a leader that
-    // was paused gets one tick on resume, and reads what came meanwhile before its next check.
-    const std::int64_t election_ticks =
-        std::max<std::int64_t>(1, cluster_.config().election_timeout / cluster_.config().heartbeat_interval);
-    int recent = 1;
-    bool check = false;
-    if (++quorum_check_ticks_ >= election_ticks) {
-      check = true;
-      quorum_check_ticks_ = 0;
-      for (std::size_t peer = 0; peer < recent_active_.size(); ++peer) {
-        if (peer != static_cast<std::size_t>(index_) && recent_active_[peer]) ++recent;
-        recent_active_[peer] = 0;
-      }
-    }
-    if (check && recent < quorum()) {
-      become_follower(term_, -1);
-      return;
-    }
-    if (check) lead_transferee_ = -1;  // a transfer not done in an election timeout is abandoned
-    broadcast_heartbeat();
-    schedule_heartbeat();
+    if (generation != heartbeat_generation_ || !raft_.is_leader()) return;
+    raft_.heartbeat_timeout(local_now());
+    drain_raft();
+    if (raft_.is_leader()) schedule_heartbeat();  // unless check-quorum deposed it
   });
-}
-
-void EtcdMember::broadcast_heartbeat() {
-  ++heartbeat_seq_;
-  acked_seq_[static_cast<std::size_t>(index_)] = heartbeat_seq_;
-  for (int peer = 0; peer < cluster_.size(); ++peer) {
-    if (peer == index_) continue;
-    const auto p = static_cast<std::size_t>(peer);
-    const Heartbeat m{term_, index_, std::min(match_index_[p], commit_index_), heartbeat_seq_};
-    commit_sent_[p] = std::max(commit_sent_[p], m.commit);
-    cluster_.send_to_member(index_, peer, [m](EtcdMember& t) { t.on_heartbeat(m); });
-  }
-  confirm_reads(heartbeat_seq_, index_);
-}
-
-void EtcdMember::maybe_send_append(int peer) {
-  const auto p = static_cast<std::size_t>(peer);
-  if (probing_[p]) return;                               // a reply sends the next probe
-  if (match_index_[p] + 1 < next_index_[p]) return;      // one append in flight at a time
-  if (next_index_[p] > last_log_index() && commit_sent_[p] >= commit_index_) return;
-  send_append(peer);
-}
-
-void EtcdMember::start_probe(int peer, std::uint64_t next_index) {
-  const auto p = static_cast<std::size_t>(peer);
-  probing_[p] = 1;
-  next_index_[p] = std::max<std::uint64_t>(1, next_index);
-  send_append(peer);
-}
-
-void EtcdMember::send_append(int peer) {
-  const auto p = static_cast<std::size_t>(peer);
-  Append m;
-  m.term = term_;
-  m.leader = index_;
-  const std::uint64_t next = std::max<std::uint64_t>(1, next_index_[p]);
-  m.prev_index = next - 1;
-  m.prev_term = log_term(m.prev_index);
-  const std::uint64_t last =
-      std::min<std::uint64_t>(last_log_index(), m.prev_index + kMaxEntriesPerAppend);
-  LOCKSTEP_INVARIANT(m.prev_index >= log_offset_, "a peer never needs an entry every member holds");
-  if (last > m.prev_index)
-    m.entries.assign(log_.begin() + static_cast<std::ptrdiff_t>(m.prev_index - log_offset_),
-                     log_.begin() + static_cast<std::ptrdiff_t>(last - log_offset_));
-  m.leader_commit = commit_index_;
-  m.heartbeat_seq = heartbeat_seq_;
-  m.held_by_all = held_by_all();
-  m.needs_ack = probing_[p] || !m.entries.empty();
-  commit_sent_[p] = std::max(commit_sent_[p], commit_index_);
-  append_sent_local_[p] = cluster_.world().local_monotonic(pid_);
-  if (!probing_[p]) next_index_[p] = std::max(next_index_[p], last + 1);
-  cluster_.send_to_member(index_, peer, [m = std::move(m)](EtcdMember& t) { t.on_append(m); });
-}
-
-// ---------------------------------------------------------------- raft messages
-
-void EtcdMember::on_vote_request(const VoteRequest& m) {
-  const Duration now_local = cluster_.world().local_monotonic(pid_);
-  // A member that hears a live leader ignores campaigns (etcd's check-quorum lease), unless
-  // the campaign is a leadership transfer.
-  const bool in_lease = leader_ >= 0 &&
-                        now_local - last_heard_leader_local_ < cluster_.config().election_timeout;
-  if (!m.forced && in_lease && m.term > term_) return;
-  if (m.term > term_) become_follower(m.term, -1);
-  const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
-                          (m.last_log_term == log_term(last_log_index()) &&
-                           m.last_log_index >= last_log_index());
-  bool granted = false;
-  if (m.term == term_ && up_to_date && (voted_for_ == -1 || voted_for_ == m.candidate)) {
-    voted_for_ = m.candidate;
-    granted = true;
-    restart_election_timeout(/*redraw=*/false);
-  }
-  VoteReply reply{term_, index_, granted};
-  cluster_.send_to_member(index_, m.candidate, [reply](EtcdMember& t) { t.on_vote_reply(reply); });
-}
-
-void EtcdMember::on_vote_reply(const VoteReply& m) {
-  if (m.term > term_) {
-    become_follower(m.term, -1);
-    return;
-  }
-  if (role_ != MemberRole::candidate || m.term != term_ || !m.granted) return;
-  votes_.insert(m.from);
-  if (static_cast<int>(votes_.size()) >= quorum()) become_leader();
-}
-
-void EtcdMember::follow(std::uint64_t term, int leader) {
-  if (term > term_ || role_ != MemberRole::follower || leader_ != leader) {
-    become_follower(term, leader);
-  } else {
-    last_heard_leader_local_ = cluster_.world().local_monotonic(pid_);
-    restart_election_timeout(/*redraw=*/false);
-  }
-}
-
-void EtcdMember::commit_to(std::uint64_t index) {
-  if (index <= commit_index_) return;
-  commit_index_ = index;
-  apply_committed();
-}
-
-bool EtcdMember::leads_term_of_reply(std::uint64_t reply_term) {
-  if (reply_term > term_) {
-    become_follower(reply_term, -1);
-    return false;
-  }
-  return role_ == MemberRole::leader && reply_term == term_;
-}
-
-void EtcdMember::on_append(const Append& m) {
-  if (m.term < term_) {
-    AppendReply reply{term_, index_, false, 0, m.prev_index, last_log_index(), m.heartbeat_seq};
-    cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
-    return;
-  }
-  follow(m.term, m.leader);
-  // Entries up to log_offset_ are held by every member, so they match the leader's (a
-  // duplicated append can arrive after they were dropped).
-  bool success = m.prev_index <= last_log_index() &&
-                 (m.prev_index < log_offset_ || log_term(m.prev_index) == m.prev_term);
-  std::uint64_t match = 0;
-  if (success) {
-    std::uint64_t i = m.prev_index;
-    for (const auto& e : m.entries) {
-      ++i;
-      if (i <= log_offset_) continue;
-      if (i <= last_log_index()) {
-        if (log_entry(i)->term == e->term) continue;
-        LOCKSTEP_INVARIANT(i > commit_index_, "a committed entry is never overwritten");
-        log_.resize(i - 1 - log_offset_);
-      }
-      log_.push_back(e);
-    }
-    match = m.prev_index + m.entries.size();
-    commit_to(std::min(m.leader_commit, match));
-    compact_log(m.held_by_all);
-  }
-  if (success && !m.needs_ack) return;
-  AppendReply reply{term_, index_, success, match, success ? 0 : m.prev_index, last_log_index(),
-                    m.heartbeat_seq};
-  cluster_.send_to_member(index_, m.leader, [reply](EtcdMember& t) { t.on_append_reply(reply); });
-}
-
-void EtcdMember::on_append_reply(const AppendReply& m) {
-  if (!leads_term_of_reply(m.term)) return;
-  const auto from = static_cast<std::size_t>(m.from);
-  recent_active_[from] = 1;
-  // Duplicated or reordered replies must not multiply the traffic: a success only sends what
-  // flow control allows, and a rejection that no longer matches what was sent is ignored.
-  if (m.success) {
-    const bool advanced = m.match_index > match_index_[from];
-    if (advanced) match_index_[from] = m.match_index;
-    if (probing_[from]) {
-      probing_[from] = 0;  // the logs agree up to match: replicate from there
-      next_index_[from] = match_index_[from] + 1;
-    } else {
-      next_index_[from] = std::max(next_index_[from], match_index_[from] + 1);
-    }
-    if (advanced) {
-      advance_commit();
-      compact_log(held_by_all());
-    }
-    if (advanced && m.from == lead_transferee_ && match_index_[from] == last_log_index()) {
-      send_timeout_now(m.from);
-      return;
-    }
-    maybe_send_append(m.from);
-  } else {
-    const bool stale = probing_[from] ? m.rejected_prev + 1 != next_index_[from]
-                                      : m.rejected_prev <= match_index_[from];
-    // Probe at the follower's last index if it is shorter, else one entry further back.
-    if (!stale)
-      start_probe(m.from, std::max(match_index_[from] + 1,
-                                   std::min(m.rejected_prev, m.last_index + 1)));
-  }
-  confirm_reads(m.heartbeat_seq, m.from);
-}
-
-void EtcdMember::on_heartbeat(const Heartbeat& m) {
-  if (m.term >= term_) {
-    follow(m.term, m.leader);
-    commit_to(std::min(m.commit, last_log_index()));
-  }
-  // A stale leader learns the newer term from the reply.
-  const HeartbeatReply reply{term_, index_, m.heartbeat_seq};
-  cluster_.send_to_member(index_, m.leader,
-                          [reply](EtcdMember& t) { t.on_heartbeat_reply(reply); });
-}
-
-void EtcdMember::on_heartbeat_reply(const HeartbeatReply& m) {
-  if (!leads_term_of_reply(m.term)) return;
-  const auto from = static_cast<std::size_t>(m.from);
-  const Duration now_local = cluster_.world().local_monotonic(pid_);
-  recent_active_[from] = 1;
-  // A follower still behind a heartbeat interval after its last append lost that append (or
-  // its reply): probe again from what it acknowledged.
-  if (match_index_[from] < last_log_index() &&
-      now_local - append_sent_local_[from] >= cluster_.config().heartbeat_interval)
-    start_probe(m.from, match_index_[from] + 1);
-  confirm_reads(m.heartbeat_seq, m.from);
-}
-
-std::uint64_t EtcdMember::held_by_all() const {
-  if (match_index_.empty()) return 0;  // not a leader since the last start
-  return *std::min_element(match_index_.begin(), match_index_.end());
-}
-
-void EtcdMember::compact_log(std::uint64_t held_by_all) {
-  const std::uint64_t upto = std::min(held_by_all, applied_index_);
-  if (upto <= log_offset_) return;
-  const std::uint64_t drop = upto - log_offset_;
-  // Why in batches: erasing the front of a vector moves what stays; dropping at least half of
-  // it (and a few thousand entries) at a time keeps that to a move or two per entry.
-  if (drop < kLogCompactionBatch || drop < log_.size() / 2) return;
-  log_offset_term_ = log_term(upto);
-  log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(drop));
-  log_offset_ = upto;
-}
-
-void EtcdMember::advance_commit() {
-  if (role_ != MemberRole::leader) return;
-  const std::uint64_t before = commit_index_;
-  for (std::uint64_t n = last_log_index(); n > commit_index_; --n) {
-    if (log_term(n) != term_) break;  // Raft: only entries of the current term by counting
-    int count = 0;
-    for (const std::uint64_t match : match_index_)
-      if (match >= n) ++count;
-    if (count >= quorum()) {
-      commit_index_ = n;
-      apply_committed();
-      break;
-    }
-  }
-  if (commit_index_ == before || role_ != MemberRole::leader) return;
-  if (!deferred_read_requests_.empty()) {
-    // The first commit of this term: the ReadIndex requests that waited for it get today's
-    // commit index, confirmed by one heartbeat round.
-    for (const auto& [from, round] : deferred_read_requests_)
-      leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, round});
-    deferred_read_requests_.clear();
-    broadcast_heartbeat();
-  }
-  // The followers learn the new commit index (to apply, and answer their clients) at once.
-  for (int peer = 0; peer < cluster_.size(); ++peer)
-    if (peer != index_) maybe_send_append(peer);
-}
-
-void EtcdMember::on_timeout_now() {
-  if (role_ == MemberRole::leader) return;
-  become_candidate(/*forced=*/true);
-}
-
-void EtcdMember::transfer_leadership(int successor) {
-  if (role_ != MemberRole::leader || successor == index_ || successor == lead_transferee_) return;
-  lead_transferee_ = successor;
-  // Raft resets its election tick count: the transfer has one election timeout to finish
-  // (the same count paces check-quorum).
-  quorum_check_ticks_ = 0;
-  if (match_index_[static_cast<std::size_t>(successor)] == last_log_index()) {
-    send_timeout_now(successor);
-  } else {
-    maybe_send_append(successor);  // on_append_reply sends the timeout once it has caught up
-  }
-}
-
-void EtcdMember::send_timeout_now(int successor) {
-  cluster_.send_to_member(index_, successor, [](EtcdMember& t) { t.on_timeout_now(); });
 }
 
 void EtcdMember::drop_proposal(LogEntry&& entry) {
@@ -603,25 +306,24 @@ void EtcdMember::drop_proposal(LogEntry&& entry) {
   if (entry.from_lease_expiry) {
     if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op)) {
       revoking_.erase(revoke->id);
-      revoke_retry_at_[revoke->id] =
-          MonoTime(cluster_.world().local_monotonic(pid_)) + kExpiredLeaseRetry;
+      revoke_retry_at_[revoke->id] = MonoTime(local_now()) + kExpiredLeaseRetry;
     }
   }
 }
 
 // ---------------------------------------------------------------- applying
 
-void EtcdMember::apply_committed() {
-  LOCKSTEP_INVARIANT(commit_index_ <= last_log_index(), "only entries in the log are committed");
-  while (applied_index_ < commit_index_) {
-    const SharedLogEntry entry = log_entry(applied_index_ + 1);  // held: applying may change log_
-    ++applied_index_;
-    if (role_ == MemberRole::leader && !lessor_primary_ && entry->term == term_) promote_lessor();
+void EtcdMember::apply_committed(std::uint64_t index) {
+  while (raft_.applied_index() < index) {
+    const std::uint64_t applied = raft_.applied_index() + 1;
+    const SharedLogEntry entry = raft_.entry(applied);  // held: applying may change the log
+    raft_.applied_to(applied);
+    if (raft_.is_leader() && !lessor_primary_ && entry->term == raft_.term()) promote_lessor();
     const bool answers_client = entry->origin_member == index_ && entry->origin_request != 0;
     std::optional<Result<ClientResponse>> result;
-    const bool wants_result = answers_client || cluster_.records_truth_of(applied_index_);
+    const bool wants_result = answers_client || cluster_.records_truth_of(applied);
     apply_entry(*entry, wants_result ? &result : nullptr);
-    cluster_.safety().applied(applied_index_, entry->term, store_.revision());
+    cluster_.safety().applied(applied, entry->term, store_.revision());
     if (answers_client) finish_request(entry->origin_request, std::move(*result));
   }
   serve_ready_reads();
@@ -633,7 +335,8 @@ void EtcdMember::apply_entry(const LogEntry& entry,
   // Events cost copies of every changed key: asked for only when a watcher or the truth
   // record will read them.
   std::vector<Event>* events =
-      !watchers_.empty() || cluster_.records_truth_of(applied_index_) ? &store_events : nullptr;
+      !watchers_.empty() || cluster_.records_truth_of(raft_.applied_index()) ? &store_events
+                                                                       : nullptr;
   const MonoTime now(cluster_.world().local_monotonic(pid_));
   // Keeps a store call's outcome as the response, when one is wanted.
   const auto answer = [&](auto&& outcome) {
@@ -657,7 +360,7 @@ void EtcdMember::apply_entry(const LogEntry& entry,
                  },
              },
              entry.op);
-  cluster_.report_applied(applied_index_, store_events, entry,
+  cluster_.report_applied(raft_.applied_index(), store_events, entry,
                           response != nullptr ? &**response : nullptr);
   if (!store_events.empty()) dispatch_watch_events(store_events);
 }
@@ -760,7 +463,7 @@ void EtcdMember::send_back_to_waiting(std::pair<std::uint64_t, PendingRequest>& 
 
 // Sends every pending request that is not yet in flight on its way, if a leader is known.
 void EtcdMember::retry_waiting_requests() {
-  if (leader_ < 0) return;
+  if (raft_.leader() < 0) return;
   // Sending may complete requests at once (a one-member cluster commits on proposal), which
   // erases them from pending_, or send some back to waiting: walk the list taken out.
   Borrowed<std::uint64_t> waiting(spare_ids_);
@@ -797,12 +500,12 @@ void EtcdMember::retry_waiting_requests() {
                      [](LeaseRevokeRequest& r) -> LogOp { return r; },
                      [](auto&) -> LogOp { return TxnRequest{}; }},
           req);
-      propose(std::move(op), id, it->second.route);
+      propose_request(std::move(op), id, it->second.route);
     } else if (is_leader()) {
       // Keep-alive and time-to-live: the leader answers.
       on_leader_lease_call(index_, id, it->second.route, req);
     } else {
-      cluster_.send_to_member(index_, leader_, [from = index_, id, route = it->second.route, req](EtcdMember& t) {
+      cluster_.send_to_member(index_, raft_.leader(), [from = index_, id, route = it->second.route, req](EtcdMember& t) {
         t.on_leader_lease_call(from, id, route, req);
       });
     }
@@ -810,60 +513,19 @@ void EtcdMember::retry_waiting_requests() {
   maybe_start_read_round();
 }
 
-void EtcdMember::propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call) {
+void EtcdMember::propose_request(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call) {
   LogEntry entry;
   entry.op = std::move(op);
   entry.origin_member = index_;
   entry.origin_request = request_id;
   entry.client_call = call;
-  submit(std::move(entry));
-}
-
-void EtcdMember::submit(LogEntry&& entry) {
-  if (is_leader()) {
-    on_proposal(std::move(entry));
-  } else {
-    cluster_.send_to_member(index_, leader_,
-                            [entry = Box<LogEntry>(std::move(entry))](EtcdMember& t) mutable {
-                              t.on_forwarded_proposal(std::move(entry));
-                            });
-  }
-}
-
-void EtcdMember::on_forwarded_proposal(Box<LogEntry>&& entry) {
-  if (cluster_.world().running_held()) {
-    cluster_.world().post(pid_, [this, e = std::move(entry)]() mutable { step_forwarded_proposal(std::move(e)); });
-    return;
-  }
-  step_forwarded_proposal(std::move(entry));
-}
-
-void EtcdMember::step_forwarded_proposal(Box<LogEntry>&& entry) {
-  if (is_leader()) {
-    on_proposal(std::move(*entry));
-  } else if (leader_ >= 0 && leader_ != index_) {
-    submit(std::move(*entry));
-  }
-}
-
-void EtcdMember::on_proposal(LogEntry&& entry) {
-  if (role_ != MemberRole::leader) return;  // dropped, as raft drops proposals with no leader
-  if (lead_transferee_ >= 0) {
-    drop_proposal(std::move(entry));
-    return;
-  }
-  entry.term = term_;
-  log_.push_back(SharedLogEntry(std::move(entry)));
-  match_index_[static_cast<std::size_t>(index_)] = last_log_index();
-  for (int peer = 0; peer < cluster_.size(); ++peer)
-    if (peer != index_) maybe_send_append(peer);
-  advance_commit();
+  propose(std::move(entry));
 }
 
 void EtcdMember::start_read(std::uint64_t request_id) { reads_waiting_.push_back(request_id); }
 
 void EtcdMember::maybe_start_read_round() {
-  if (!read_round_.empty() || reads_waiting_.empty() || leader_ < 0) return;
+  if (!read_round_.empty() || reads_waiting_.empty() || raft_.leader() < 0) return;
   read_round_ = std::move(reads_waiting_);
   reads_waiting_.clear();
   ++read_round_id_;
@@ -873,18 +535,13 @@ void EtcdMember::maybe_start_read_round() {
 void EtcdMember::send_read_round() {
   const std::uint64_t round = read_round_id_;
   read_round_timer_.arm_after_local(kReadIndexRetry);
-  if (is_leader()) {
-    on_read_index_request(index_, round);
-  } else {
-    cluster_.send_to_member(index_, leader_, [from = index_, round](EtcdMember& t) {
-      t.on_read_index_request(from, round);
-    });
-  }
+  raft_.read_index(round, local_now());
+  drain_raft();
 }
 
 void EtcdMember::on_read_round_timeout() {
   if (read_round_.empty()) return;
-  if (leader_ >= 0) {
+  if (raft_.leader() >= 0) {
     send_read_round();  // the request or its answer was lost, or the leader changed
     return;
   }
@@ -892,60 +549,6 @@ void EtcdMember::on_read_round_timeout() {
   for (const std::uint64_t id : read_round_)
     if (auto p = find_pending(id); p != pending_.end()) send_back_to_waiting(*p);
   read_round_.clear();
-}
-
-void EtcdMember::on_read_index_request(int from, std::uint64_t round, bool passed_on) {
-  if (role_ != MemberRole::leader) {
-    // raft's follower passes a ReadIndex on to the leader it knows, which answers the asking
-    // member directly, and drops it when it knows none; it never answers "not leader". The
-    // asking member's round waits, asks again at its retry time, and fails with "leader
-    // changed" once it hears of another leader.
-    // Passed on once only, so two members with stale news of each other never pass it
-    // back and forth.
-    if (!passed_on && leader_ >= 0 && leader_ != from)
-      cluster_.send_to_member(index_, leader_, [from, round](EtcdMember& t) {
-        t.on_read_index_request(from, round, /*passed_on=*/true);
-      });
-    return;
-  }
-  if (log_term(commit_index_) != term_) {
-    deferred_read_requests_.emplace_back(from, round);  // answered by advance_commit()
-    return;
-  }
-  // The read may use the current commit index once a quorum confirms this member still leads:
-  // a heartbeat round sent after now must be acknowledged by a majority.
-  leader_reads_.push_back(LeaderRead{heartbeat_seq_ + 1, commit_index_, from, round});
-  broadcast_heartbeat();
-}
-
-void EtcdMember::confirm_reads(std::uint64_t acked_seq, int from) {
-  if (role_ != MemberRole::leader) return;
-  std::uint64_t& acked = acked_seq_[static_cast<std::size_t>(from)];
-  acked = std::max(acked, acked_seq);
-  // leader_reads_ is in heartbeat round order (each is queued for the round about to be
-  // sent), so the confirmed reads are a prefix of it.
-  const auto confirmed_end =
-      std::find_if(leader_reads_.begin(), leader_reads_.end(), [this](const LeaderRead& r) {
-        int acks = 0;
-        for (const std::uint64_t seq : acked_seq_)
-          if (seq >= r.seq) ++acks;
-        return acks < quorum();
-      });
-  if (confirmed_end == leader_reads_.begin()) return;
-  // Answered after leader_reads_ is settled: answering this member's own round may start its
-  // next one, which adds to leader_reads_.
-  Borrowed<LeaderRead> confirmed(spare_leader_reads_);
-  confirmed.items.assign(leader_reads_.begin(), confirmed_end);
-  leader_reads_.erase(leader_reads_.begin(), confirmed_end);
-  for (const auto& r : confirmed.items) {
-    if (r.from == index_) {
-      on_read_index_reply(r.round, r.commit_index);
-      continue;
-    }
-    const std::uint64_t round = r.round, index = r.commit_index;
-    cluster_.send_to_member(index_, r.from,
-                            [round, index](EtcdMember& t) { t.on_read_index_reply(round, index); });
-  }
 }
 
 void EtcdMember::on_read_index_reply(std::uint64_t round, std::uint64_t index) {
@@ -969,7 +572,7 @@ void EtcdMember::serve_ready_reads() {
   std::erase_if(reads_indexed_, [&](std::uint64_t id) {
     const auto p = find_pending(id);
     if (p == pending_.end()) return true;  // failed at its deadline meanwhile
-    if (*p->second.read_index > applied_index_) return false;
+    if (*p->second.read_index > raft_.applied_index()) return false;
     ready.items.push_back(id);
     return true;
   });
@@ -989,7 +592,7 @@ Result<ClientResponse> EtcdMember::serve_read(const ClientRequest& request) {
 void EtcdMember::on_leader_lease_call(int from, std::uint64_t call_id, const ReplyRoute& route,
                                       ClientRequest request) {
   Result<ClientResponse> response = Error(ErrorCode::no_leader, "etcdserver: no leader");
-  if (role_ == MemberRole::leader) {
+  if (raft_.is_leader()) {
     const MonoTime now(cluster_.world().local_monotonic(pid_));
     const auto* keep_alive = std::get_if<LeaseKeepAliveRequest>(&request);
     // etcd's leader holds a lease call until its lessor is promoted, and a keep-alive of an
@@ -1072,7 +675,7 @@ void EtcdMember::fail_expired_requests() {
   for (const auto& [id, p] : pending_)
     if (p.deadline <= now) expired.push_back(id);
   for (auto id : expired) {
-    const bool no_leader = leader_ < 0;
+    const bool no_leader = raft_.leader() < 0;
     finish_request(id, no_leader ? Error(ErrorCode::no_leader, "etcdserver: no leader")
                                  : Error(ErrorCode::timeout, "etcdserver: request timed out"));
   }
@@ -1104,7 +707,7 @@ void EtcdMember::schedule_lease_scan() {
   const std::uint64_t generation = heartbeat_generation_;
   cluster_.world().schedule_after_local(cluster_.config().lease_check_interval, pid_,
                                         [this, generation] {
-    if (generation != heartbeat_generation_ || role_ != MemberRole::leader || !lessor_primary_)
+    if (generation != heartbeat_generation_ || !raft_.is_leader() || !lessor_primary_)
       return;
     lease_scan();
     schedule_lease_scan();
@@ -1127,7 +730,7 @@ void EtcdMember::lease_scan() {
     if (!revoking_.insert(id).second) continue;
     LeaseExpiryCause cause;
     cause.leader = index_;
-    cause.term = term_;
+    cause.term = raft_.term();
     cause.found_ns = cluster_.world().now().time_since_epoch().count();
     const Renewal renewed = last_renewal(id);
     cause.renewed_ns = renewed.at_ns;
@@ -1139,15 +742,16 @@ void EtcdMember::lease_scan() {
       entry.op = LeaseRevokeRequest{id};
       entry.from_lease_expiry = true;
       entry.expiry = cause;
-      if (role_ == MemberRole::leader && cause.term == term_) {
-        on_proposal(std::move(entry));
+      if (raft_.is_leader() && cause.term == raft_.term()) {
+        propose(std::move(entry));
         return;
       }
       // Deposed since its lessor found the lease expired. etcd 3.4.23 proposes all the same:
       // raft forwards the proposal to the new leader, which commits it (etcd issue 15247).
       // Later releases confirm leadership first and drop it.
-      if (cluster_.config().version == EtcdVersion::v3_4_23 && leader_ >= 0 && !is_leader())
-        submit(std::move(entry));
+      if (cluster_.config().version == EtcdVersion::v3_4_23 && raft_.leader() >= 0 &&
+          !raft_.is_leader())
+        propose(std::move(entry));
     };
     if (cluster_.config().lease_revoke_delay.count() > 0) {
       cluster_.world().schedule_after_local(cluster_.config().lease_revoke_delay, pid_,

@@ -1,6 +1,9 @@
 // EtcdMember: one member of the simulated etcd cluster.
 //
-// Contract (what a lock client can observe of a real etcd member, not Raft line by line):
+// Contract (what a lock client can observe of a real etcd member, not Raft line by line). The
+// consensus is the member's RaftNode (raft_node.h); the member is the etcd server around it:
+// it gives the node its inputs and acts on its Ready, applies what it commits to the store,
+// and serves clients, the lessor, ReadIndex rounds and watches.
 //   - Writes (put, delete, txn, compaction, lease grant and revoke) go through a replicated
 //     log: the member forwards them to the leader, the leader commits an entry once a
 //     majority has it, and every member applies committed entries in order to its own
@@ -51,13 +54,12 @@
 #include "lockstep/sim/etcd_messages.h"
 #include "lockstep/sim/etcd_store.h"
 #include "lockstep/sim/lock_service.h"
+#include "lockstep/sim/raft_node.h"
 #include "lockstep/sim/world.h"
 
 namespace lockstep::sim {
 
 class EtcdCluster;
-
-enum class MemberRole { follower, candidate, leader };
 
 class EtcdMember {
  public:
@@ -66,16 +68,17 @@ class EtcdMember {
   int index() const { return index_; }
   ProcessId pid() const { return pid_; }
   std::uint64_t member_id() const;
-  MemberRole role() const { return role_; }
-  bool is_leader() const { return role_ == MemberRole::leader; }
-  std::uint64_t term() const { return term_; }
-  int known_leader() const { return leader_; }
+  MemberRole role() const { return raft_.role(); }
+  bool is_leader() const { return raft_.is_leader(); }
+  std::uint64_t term() const { return raft_.term(); }
+  int known_leader() const { return raft_.leader(); }
   const EtcdStore& store() const { return store_; }
-  std::uint64_t applied_index() const { return applied_index_; }
-  std::uint64_t commit_index() const { return commit_index_; }
-  // The first log index still in memory (1 until the first compaction, see log_offset_).
-  std::uint64_t first_index_in_memory() const { return log_offset_ + 1; }
-  std::uint64_t last_log_index() const { return log_offset_ + log_.size(); }
+  std::uint64_t applied_index() const { return raft_.applied_index(); }
+  std::uint64_t commit_index() const { return raft_.commit_index(); }
+  // The first log index still in memory (1 until the first compaction, see RaftNode).
+  std::uint64_t first_index_in_memory() const { return raft_.first_index_in_memory(); }
+  std::uint64_t last_log_index() const { return raft_.last_log_index(); }
+  const RaftNode& raft() const { return raft_; }
 
   // Starts timers; called at the start of the run and after every restart.
   void start();
@@ -97,81 +100,16 @@ class EtcdMember {
   // election timeout is abandoned.
   void transfer_leadership(int successor);
 
-  // ---- raft messages (delivered by the network as events of this member) ----
-  struct VoteRequest {
-    std::uint64_t term;
-    int candidate;
-    std::uint64_t last_log_index;
-    std::uint64_t last_log_term;
-    bool forced;  // leadership transfer: ignore the leader lease
-  };
-  struct VoteReply {
-    std::uint64_t term;
-    int from;
-    bool granted;
-  };
-  struct Append {
-    std::uint64_t term;
-    int leader;
-    std::uint64_t prev_index;
-    std::uint64_t prev_term;
-    std::vector<SharedLogEntry> entries;
-    std::uint64_t leader_commit;
-    std::uint64_t heartbeat_seq;
-    // Every member's log holds the leader's entries up to here (the least match index): the
-    // follower may drop them from memory once applied (see compact_log).
-    std::uint64_t held_by_all;
-    // False for an empty append to a replicating follower, which only carries a commit index:
-    // accepting it tells the leader nothing, so the follower does not answer it.
-    bool needs_ack;
-  };
-  struct AppendReply {
-    std::uint64_t term;
-    int from;
-    bool success;
-    std::uint64_t match_index;    // on success: the last index matching the leader's log
-    std::uint64_t rejected_prev;  // on failure: the prev_index that did not match
-    std::uint64_t last_index;     // on failure: the follower's last index (where to probe)
-    std::uint64_t heartbeat_seq;
-  };
-  // A heartbeat carries no entries, so it needs no log check: its commit index is one the
-  // follower's log is known to match (the leader's commit, capped at the follower's match).
-  struct Heartbeat {
-    std::uint64_t term;
-    int leader;
-    std::uint64_t commit;
-    std::uint64_t heartbeat_seq;
-  };
-  struct HeartbeatReply {
-    std::uint64_t term;
-    int from;
-    std::uint64_t heartbeat_seq;
-  };
-  void on_vote_request(const VoteRequest& m);
-  void on_vote_reply(const VoteReply& m);
-  void on_append(const Append& m);
-  void on_append_reply(const AppendReply& m);
-  void on_heartbeat(const Heartbeat& m);
-  void on_heartbeat_reply(const HeartbeatReply& m);
-  void on_timeout_now();
-  // The transfer's last step, once the successor's log matches the leader's.
-  void send_timeout_now(int successor);
-  // A proposal this leader drops while it hands over leadership.
-  void drop_proposal(LogEntry&& entry);
-  // A proposal another member forwarded to this one, as to its leader. A member that no
-  // longer leads forwards it on to the leader it knows, as raft's followers do (dropped when
-  // it knows none). One read together with other messages (after a pause, or released by a
+  // A proposal of this member (a lessor's revoke, a compaction): to its raft node.
+  void propose(LogEntry&& entry);
+
+  // A raft message from a peer (delivered by the network as an event of this member). A
+  // forwarded proposal read together with other messages (after a pause, or released by a
   // healed cut) is stepped after them: etcd's transport hands proposals to raft on their own
   // goroutine, apart from the peer's other messages, so a deposed leader usually learns of its
   // successor first and passes the proposal on to it.
-  void on_forwarded_proposal(Box<LogEntry>&& entry);
-  void step_forwarded_proposal(Box<LogEntry>&& entry);
-  // A proposal reached the leader (or the leader proposes): appended to its log in its term.
-  void on_proposal(LogEntry&& entry);
-  // ReadIndex: a member asks the leader for a commit index it may read at (`round` names the
-  // asking member's read round; `passed_on` when a follower passed it on).
-  void on_read_index_request(int from, std::uint64_t round, bool passed_on = false);
-  void on_read_index_reply(std::uint64_t round, std::uint64_t index);
+  void receive(RaftMessage&& message);
+
   // Keep-alive and time-to-live, forwarded to the leader.
   // `route` names the client's call (for the truth of a renewal its client gave up on).
   void on_leader_lease_call(int from, std::uint64_t call_id, const ReplyRoute& route, ClientRequest request);
@@ -197,50 +135,29 @@ class EtcdMember {
     Revision next_revision;  // events below this were sent already
   };
 
-  // Roles and timers.
-  void become_follower(std::uint64_t term, int leader);
-  void become_candidate(bool forced);
-  void become_leader();
-  // A message from the leader of `term` (not older than ours): follow it, and count it as
-  // hearing from a live leader.
-  void follow(std::uint64_t term, int leader);
-  // A follower learned that entries up to `index` (which its log holds) are committed.
-  void commit_to(std::uint64_t index);
-  // A reply to this leader's message: steps down if the reply carries a newer term; true when
-  // this member still leads the reply's term, so the reply counts.
-  bool leads_term_of_reply(std::uint64_t reply_term);
+  // The raft node's side: its inputs, each followed by drain_raft(), which acts on the node's
+  // Ready in order (see raft_node.h).
+  template <typename Message>
+  void deliver_raft(Message&& message);
+  void drain_raft() {
+    if (raft_.has_ready()) act_on_ready();
+  }
+  void act_on_ready();
+  void act_on(RaftOutput&& output);
+  void send_raft(int to, RaftMessage&& message);
+  void on_became_leader(std::uint64_t term);
+  void on_became_follower(const BecameFollower& change);
+  Duration local_now() const;
+
   // Raft's election timeout, as etcd counts it: a new random timeout in [T, 2T) on every
   // change of role or term (`redraw`), else the same timeout counted again from now (a
   // message from the leader, a vote granted).
   void restart_election_timeout(bool redraw);
-  void on_election_timeout();
   void schedule_heartbeat();
   void schedule_lease_scan();
-  void broadcast_heartbeat();
-  // Sends `peer` what it lacks (new entries or a newer commit index) if flow control allows:
-  // the peer is replicating and has no append unacknowledged.
-  void maybe_send_append(int peer);
-  // Sends the entries from the peer's next index; a replicating peer's next index moves past
-  // them at once (Raft's optimistic update).
-  void send_append(int peer);
-  // A follower stopped matching or an append went missing: probe from `next_index`.
-  void start_probe(int peer, std::uint64_t next_index);
-  // Entry `index`, which must be in memory (after log_offset_).
-  const SharedLogEntry& log_entry(std::uint64_t index) const {
-    LOCKSTEP_INVARIANT(index > log_offset_ && index <= last_log_index(),
-                       "an entry is read only while the log holds it");
-    return log_[index - log_offset_ - 1];
-  }
-  std::uint64_t log_term(std::uint64_t index) const {
-    return index == log_offset_ ? log_offset_term_ : log_entry(index)->term;
-  }
-  // The least index every member's log holds (a leader's view: its match indexes).
-  std::uint64_t held_by_all() const;
-  // Drops from memory the entries up to `held_by_all` that this member applied.
-  void compact_log(std::uint64_t held_by_all);
-  int quorum() const;
-  void advance_commit();
-  void apply_committed();
+  void drop_proposal(LogEntry&& entry);
+  // Applies the committed entries up to `index`, then serves the reads that waited for them.
+  void apply_committed(std::uint64_t index);
   // Applies a committed entry to the store, and reports it to the cluster. Builds the
   // response into `response` when it is not null. Why not always: two members in three
   // apply an entry no client of theirs waits for, and building and dropping a response each
@@ -249,14 +166,12 @@ class EtcdMember {
 
   // Serving.
   // `call` is the client call the request came with (the truth events name it as the cause).
-  void propose(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call);
-  // Appends `entry` to the log if this member leads, else forwards it to the known leader
-  // (leader_ >= 0), as raft forwards a follower's proposal.
-  void submit(LogEntry&& entry);
+  void propose_request(LogOp&& op, std::uint64_t request_id, const ReplyRoute& call);
   void start_read(std::uint64_t request_id);
   // Sends the waiting reads' ReadIndex round, unless one is in flight or no leader is known.
   void maybe_start_read_round();
   void send_read_round();
+  void on_read_index_reply(std::uint64_t round, std::uint64_t index);
   void serve_ready_reads();
   // Answers a read (a range or a read-only txn) from this member's store as it is now.
   Result<ClientResponse> serve_read(const ClientRequest& request);
@@ -296,33 +211,24 @@ class EtcdMember {
   void release_held_lease_calls();
   void create_watch(ReplyRoute route, WatchCreateRequest request);
   void dispatch_watch_events(const std::vector<Event>& events);
-  void confirm_reads(std::uint64_t acked_seq, int from);
 
   EtcdCluster& cluster_;
   const int index_;
   const ProcessId pid_;
   Rng rng_;
 
-  // Persistent state: survives a crash.
-  std::uint64_t term_ = 0;
-  int voted_for_ = -1;
-  // Entries log_offset_ + 1 .. last_log_index(). Earlier ones were dropped: every member's log
-  // held them and this member had applied them, so no member will send or apply them again
-  // (etcd compacts its raft log at each snapshot in the same way; lockstep needs no snapshot
-  // because it drops only what every member holds). Why: the log was a third of the memory a
-  // long KV load grows by, and on these machines memory touched for the first time costs
-  // more CPU time than the simulation that fills it.
-  std::vector<SharedLogEntry> log_;
-  std::uint64_t log_offset_ = 0;
-  std::uint64_t log_offset_term_ = 0;  // the term of entry log_offset_ (0 for none)
+  // Persistent state: survives a crash (the raft node keeps its log, term, vote and applied
+  // index; its volatile state goes with crash()).
+  RaftNode raft_;
   EtcdStore store_;
-  std::uint64_t applied_index_ = 0;
   // etcd's lock service (v3lock) on this member. Volatile: a crash ends its calls.
   LockService lock_service_;
 
   // Volatile state.
-  MemberRole role_ = MemberRole::follower;
-  int leader_ = -1;
+  // drain_raft's lists, one per nesting level (a deque: a nested level's list is added
+  // without moving the outer ones), and the level in use.
+  std::deque<std::vector<RaftOutput>> ready_by_depth_;
+  std::size_t drain_depth_ = 0;
   // The last leader this member knew of (etcd's leaderChanged notifier fires when another
   // becomes known): a read round out for a ReadIndex then fails with "leader changed".
   int last_known_leader_ = -1;
@@ -330,45 +236,14 @@ class EtcdMember {
   // leader: a read in the same batch fails with "leader changed".
   bool leader_news_held_ = false;
   void note_leader(int leader);
-  std::uint64_t commit_index_ = 0;
   Duration election_timeout_local_{0};  // the current randomized timeout
   DeadlineTimer election_timer_;         // armed while not leading
   std::uint64_t heartbeat_generation_ = 0;
-  Duration last_heard_leader_local_{-1'000'000'000'000LL};
-  std::set<int> votes_;
-  // Leader state per member index, sized by become_leader (empty until then). Vectors, not
-  // maps: they are read on every append reply.
-  std::vector<std::uint64_t> next_index_;
-  std::vector<std::uint64_t> match_index_;
-  // Leader: which peers answered since the last check-quorum, and the heartbeat ticks since it.
-  std::vector<char> recent_active_;
-  std::int64_t quorum_check_ticks_ = 0;
-  // Raft's progress state: a probing peer gets one append at a time, sent on a reply; a
-  // replicating one has its next index moved past what was sent.
-  std::vector<char> probing_;
-  std::vector<std::uint64_t> commit_sent_;       // the commit index last sent to each peer
-  std::vector<Duration> append_sent_local_;      // when the last append to each peer went
-  std::uint64_t heartbeat_seq_ = 0;
-  std::vector<std::uint64_t> acked_seq_;
-  // ReadIndex requests at the leader, in heartbeat round order: each answers `from`'s
-  // `round` with `commit_index` once a quorum has acknowledged heartbeat round `seq`.
-  struct LeaderRead {
-    std::uint64_t seq;
-    std::uint64_t commit_index;
-    int from;
-    std::uint64_t round;
-  };
-  std::vector<LeaderRead> leader_reads_;
-  // ReadIndex requests that came before this leader committed an entry of its term: its
-  // commit index may still lag what earlier leaders committed. (from, round)
-  std::vector<std::pair<int, std::uint64_t>> deferred_read_requests_;
   std::set<LeaseId> revoking_;
   // Leases whose revoke proposal was dropped (during a leadership transfer), with when the
   // lessor may try again: etcd's lessor re-finds an expired lease not yet revoked after its
   // expired-lease retry interval (3 s).
   std::map<LeaseId, MonoTime> revoke_retry_at_;
-  // The member a leadership transfer goes to (-1: none in progress).
-  int lead_transferee_ = -1;
   // The lessor is primary (renews and expires leases): from the leader's first applied entry
   // of its term until it steps down. Volatile.
   bool lessor_primary_ = false;
@@ -402,9 +277,8 @@ class EtcdMember {
   // Reads that know their read index and wait to be applied up to it.
   std::vector<std::uint64_t> reads_indexed_;
 
-  // Spare vectors for lists built within one call (see Borrowed in etcd_member.cc).
+  // Spare vector for lists built within one call (see Borrowed in etcd_member.cc).
   std::vector<std::uint64_t> spare_ids_;
-  std::vector<LeaderRead> spare_leader_reads_;
 
   std::uint64_t next_request_id_ = 1;
   // Requests waiting for their answer, in id order (ids only grow, so appending keeps the

@@ -226,7 +226,7 @@ TEST_CASE("log entries leave memory only once every member holds them, and membe
     EtcdMember& f = rig.cluster.member(cut_member);
     const std::uint64_t first = f.first_index_in_memory();
     const std::uint64_t last = f.last_log_index();
-    EtcdMember::Append late{};
+    Append late{};
     late.term = f.term();
     late.leader = rig.leader;
     late.prev_index = first - 3;
@@ -238,7 +238,7 @@ TEST_CASE("log entries leave memory only once every member holds them, and membe
     }
     late.leader_commit = f.commit_index();
     late.held_by_all = 0;
-    f.on_append(late);
+    f.receive(std::move(late));
     CHECK(f.first_index_in_memory() == first);
     CHECK(f.last_log_index() == last);
   }
