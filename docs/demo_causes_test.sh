@@ -13,21 +13,22 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$lockstep" demo --seeds 200 --jobs 2 --out "$work/demo" > "$work/demo.txt" 2>&1 ||
   fail "lockstep demo exited $?: $(cat "$work/demo.txt")"
 
-# algorithm  check  cause-class  fault-named (kind:target, or -)  request-named (kind:client, or -)
+# algorithm  check  cause-class  fault-named (kind:target, kind for a cluster-wide fault, or -)
+# request-named (kind:client, or -)
 expected='
 naive-get-put     mutex    key-overwritten         -                  put:client-1
 txn-try-lock      mutex    lease-expired           partition:member-2 -
-txn-retry-lock    mutex    lease-expired           pause:client-1     -
-reentrant         mutex    lease-expired           -                  -
+txn-retry-lock    mutex    key-deleted-by-request  partition:member-0 delete_range:client-0
+reentrant         mutex    key-deleted-by-request  partition:client-0 delete_range:client-0
 redisson-reentrant mutex   lease-expired           pause:client-1     -
 rw-lock           mutex    granted-while-key-held  -                  -
 etcd-recipes-rwmutex mutex lease-expired           pause:client-1     -
 prefix-watch-lock mutex    grantee-key-gone        -                  -
-zk-recipe         mutex    lease-expired           pause:client-1     -
-etcd-mutex-3.4    mutex    grantee-key-gone        -                  -
+zk-recipe         mutex    lease-expired           lease-drop:client-0 -
+etcd-mutex-3.4    mutex    lease-expired           pause:client-1     -
 etcd-mutex        mutex    lease-expired           lease-drop:client-2 -
 etcd-mutex-safe-unlock mutex lease-expired         lease-drop:client-2 -
-setnx-no-ttl      liveness release-lost            crash:member-0     -
+setnx-no-ttl      liveness release-lost            leader-change      -
 setnx-then-expire mutex    lease-expired           -                  -
 fixed-ttl-no-renewal mutex lease-expired           -                  -
 '
@@ -53,6 +54,8 @@ for i in cause.get("faults", []):
     assert e["type"] == "fault" and e["args"].get("phase") == "start", f"event {i} is not a fault's start"
     for p in e["args"].get("targets", []) + e["args"].get("from", []):
         named.add(f"{e['op']}:{p}")
+    if not e["args"].get("targets") and not e["args"].get("from"):
+        named.add(e["op"])  # a fault on the cluster as a whole (a leader change)
 if want_fault != "-":
     assert want_fault in named, f"the cause names the faults {sorted(named)}, not {want_fault}"
 if want_request != "-":

@@ -729,10 +729,6 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     }
     // A request applied within a second of its sending was not held: say nothing of its way.
     if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
-      std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
-      h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
-                              "'s link to it or on the links between members in that time"
-                        : ": " + fault_clauses(held, 4);
       // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
       // at its next retransmission, whose timeout doubles while the link stays cut.
       std::int64_t last_cut_end_ns = -1;
@@ -748,23 +744,47 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       // the request was applied just after that schedule's first retransmission past the
       // heal, the wait after the heal was TCP's, whatever else happened meanwhile.
       std::int64_t got_through_ns = -1;
+      const auto on_own_link = [&](const FaultBand* f) {
+        return f->kind == "partition" && !f->open_end && f->on_link(by.client, by.member);
+      };
       for (const FaultBand* f : held) {
-        if (f->kind != "partition" || f->open_end || !f->on_link(by.client, by.member) || f->start_ns > by.sent_ns ||
-            f->end_ns <= by.sent_ns || f->end_ns >= key.end_ns)
-          continue;
+        if (!on_own_link(f) || f->start_ns > by.sent_ns || f->end_ns <= by.sent_ns) continue;
+        // Cuts of the link that overlap or follow on at once are one cut to TCP: the link
+        // heals when the last of them ends.
+        std::int64_t healed_ns = f->end_ns;
+        for (bool grew = true; grew;) {
+          grew = false;
+          for (const FaultBand* g : held)
+            if (on_own_link(g) && g->start_ns <= healed_ns && g->end_ns > healed_ns) {
+              healed_ns = g->end_ns;
+              grew = true;
+            }
+        }
+        if (healed_ns >= key.end_ns) continue;
         std::int64_t first_held_ns = by.sent_ns;
         for (const CallRecord* c : facts.calls_of(by.client, f->start_ns, by.sent_ns))
           if (c->member == by.member) first_held_ns = std::min(first_held_ns, c->sent_ns);
-        const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, f->end_ns);
+        const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, healed_ns);
         if (key.end_ns >= retransmit_ns && key.end_ns - retransmit_ns < 200'000'000 &&
-            retransmit_ns - f->end_ns >= 300'000'000) {
+            retransmit_ns - healed_ns >= 300'000'000) {
           got_through_ns = retransmit_ns;
           after_heal = "; it got through at TCP's retransmission at " + format_seconds(retransmit_ns) + ", " +
-                       format_duration(retransmit_ns - f->end_ns) + " after the cut healed: the retransmission "
+                       format_duration(retransmit_ns - healed_ns) + " after the cut healed: the retransmission "
                        "timeout had doubled from 200 ms while the link stayed cut since its first held request (sent "
                        "at " + format_seconds(first_held_ns) + ")";
+          break;
         }
       }
+      // Held by TCP until it got through: a fault elsewhere that ended before then did not
+      // hold it (the request had not reached any member yet).
+      if (got_through_ns >= 0)
+        std::erase_if(held, [&](const FaultBand* f) {
+          return !on_own_link(f) && !f->open_end && f->end_ns < got_through_ns;
+        });
+      std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
+      h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
+                              "'s link to it or on the links between members in that time"
+                        : ": " + fault_clauses(held, 4);
       if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
           key.end_ns - last_cut_end_ns >= 500'000'000 &&
           facts.leaderless(last_cut_end_ns, key.end_ns, 100'000'000).empty())

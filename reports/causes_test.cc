@@ -341,6 +341,45 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
   CHECK(story.cause.value("class", "") == "release-lost");
 }
 
+// A release sent to a follower while the leader hands over (the demo's setnx-no-ttl failure):
+// the follower passes it on to the leader, which drops it, and the client waits for its
+// deadline. The leader-change fault is named, with what a hand-over does to such a request; a
+// release sent to the leader itself would have been refused ("raft proposal dropped"), not lost.
+std::string release_across_hand_over_text(const std::string& release_member) {
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.truth("etcd", "key-put", ms_to_ns(1000), {{"key", "/l"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(995))}});
+  b.fault("leader-change", "start", ms_to_ns(1900), {{"from_member", 1}, {"to_member", 0}, {"duration_ms", 0}, {"start_ms", 1900}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(2000));
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 3}, {"request", "txn"}, {"member", release_member}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(2040), {{"member", 1}, {"term", 1}});
+  b.truth("member-0", "leader-elected", ms_to_ns(2050), {{"member", 0}, {"term", 2}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 3}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::info, "release", ms_to_ns(7000), {}, {{"error", "timeout"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(8000), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::fail, "acquire", ms_to_ns(13000), {}, {{"error", "deadline-exceeded"}});
+  const reports::RunFacts facts(b.history);
+  const nlohmann::json check = {{"summary", "none of the acquires succeeded"},
+                                {"figures", {{"healed_at_ns", ms_to_ns(1900)}}}};
+  const reports::Story story = reports::explain_liveness(facts, check);
+  CHECK(story.cause.value("class", "") == "release-lost");
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  return text;
+}
+
+TEST_CASE("a release lost in a leadership hand-over names the leader change and what it does to a passed-on request") {
+  const std::string text = release_across_hand_over_text("member-0");
+  INFO(text);
+  CHECK(contains(text, "the leader was moved from member-1 to member-0 at 1.900 s"));
+  CHECK(contains(text, "a leader handing over drops the proposals it receives, and a request a follower passed on to it "
+                       "is lost with no answer"));
+  const std::string to_leader = release_across_hand_over_text("member-1");
+  INFO(to_leader);
+  CHECK_FALSE(contains(to_leader, "passed on to it"));
+}
+
 TEST_CASE("liveness after a heal: only the keys that outlived the first acquire after it are named") {
   HistoryBuilder b;
   b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
@@ -414,6 +453,28 @@ TEST_CASE("a request applied just after TCP's first retransmission past the heal
                        "retransmission timeout had doubled from 200 ms while the link stayed cut since its first held "
                        "request (sent at 1.500 s)."));
   CHECK_FALSE(contains(text, "no member led"));
+}
+
+// Two cuts of one link that overlap are one cut to TCP (seen in lockstep demo's txn-retry-lock
+// failure): the request got through at the first retransmission after the second healed, and a
+// pause of the member that ended while TCP still held the request held nothing up.
+TEST_CASE("a request held by overlapping cuts of its link names the retransmission after the last heal") {
+  HistoryBuilder b = key_and_cut();
+  const nlohmann::json second_cut = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"symmetric", true},
+                                     {"duration_ms", 3500}, {"start_ms", 2500}};
+  b.fault("partition", "start", ms_to_ns(2500), second_cut);
+  const nlohmann::json pause = {{"targets", {"member-2"}}, {"duration_ms", 800}, {"start_ms", 1200}};
+  b.fault("pause", "start", ms_to_ns(1200), pause);
+  b.fault("pause", "end", ms_to_ns(2000), pause);
+  b.fault("partition", "end", ms_to_ns(6000), second_cut);
+  // Sent at 1.5 s into the cut: retransmitted at 1.7, 2.1, 2.9, 4.5 and 7.7 s, the first after
+  // the second cut healed.
+  b.truth("etcd", "key-delete", ms_to_ns(7703), {{"key", "/k"}, {"revision", 6},
+                                           {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
+  const std::string text = key_loss_text(b.history);
+  INFO(text);
+  CHECK(contains(text, "; it got through at TCP's retransmission at 7.700 s, 1.700 s after the cut healed"));
+  CHECK_FALSE(contains(text, "paused"));
 }
 
 TEST_CASE("faults that read alike are said once with their count, and a clock fault on both clocks reads as such") {

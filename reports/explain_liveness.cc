@@ -300,6 +300,19 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if ((f->kind == "pause" || f->kind == "crash" || between_members(f)) &&
               std::find(faults.begin(), faults.end(), f) == faults.end())
             faults.push_back(f);
+      // A leadership transfer begun shortly before or while the release was pending: the
+      // leader handing over drops every proposal until its successor is elected, and one that
+      // a follower passed on to it is lost with no answer (etcd leaves it to the deadline).
+      bool forwarded_into_transfer = false;
+      for (const auto& f : facts.faults()) {
+        if (f.kind != "leader-change" || !f.args.contains("from_member") ||
+            f.start_ns < lost_release->true_ns - 1'000'000'000 || f.start_ns > until)
+          continue;
+        if (std::find(faults.begin(), faults.end(), &f) == faults.end()) faults.push_back(&f);
+        const std::string handing_over = "member-" + std::to_string(f.args.value("from_member", -1));
+        if (std::find(members.begin(), members.end(), handing_over) == members.end())
+          forwarded_into_transfer = true;
+      }
       if (!members.empty()) {
         s += " (its calls went to " + join_words(members);
         for (const auto& t : facts.truth().leaders)
@@ -321,6 +334,9 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           elected.push_back(t.member + " at " + format_seconds(t.start_ns) + " (term " + std::to_string(t.term) + ")");
       if (!elected.empty() && gaps.empty())  // a leaderless span said it already
         s += "; the leader changed while it was pending (elected: " + join_words(elected) + ")";
+      if (forwarded_into_transfer)
+        s += "; a leader handing over drops the proposals it receives, and a request a follower "
+             "passed on to it is lost with no answer";
       for (const FaultBand* f : faults) release_faults.push_back(f->start_event);
     }
     if (k.lease == 0 && at_end) {

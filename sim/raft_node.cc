@@ -278,9 +278,11 @@ void RaftNode::advance_commit() {
 void RaftNode::step(const VoteRequest& m, Duration now_local) {
   now_local_ = now_local;
   // A member that hears a live leader ignores campaigns (etcd's check-quorum lease), unless
-  // the campaign is a leadership transfer.
+  // the campaign is a leadership transfer. A leader is always in its lease: check-quorum
+  // deposes it before its lease could run out (etcd's electionElapsed, reset at each check).
   const bool in_lease =
-      leader_ >= 0 && now_local_ - last_heard_leader_local_ < config_.election_timeout;
+      role_ == MemberRole::leader ||
+      (leader_ >= 0 && now_local_ - last_heard_leader_local_ < config_.election_timeout);
   if (!m.forced && in_lease && m.term > term_) return;
   if (m.term > term_) become_follower(m.term, -1);
   const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
@@ -368,7 +370,7 @@ void RaftNode::step(const AppendReply& m, Duration now_local) {
       compact_log(held_by_all());
     }
     if (advanced && m.from == lead_transferee_ && match_index_[from] == last_log_index()) {
-      send(m.from, TimeoutNow{});
+      send(m.from, TimeoutNow{term_});
       return;
     }
     maybe_send_append(m.from);
@@ -406,8 +408,10 @@ void RaftNode::step(const HeartbeatReply& m, Duration now_local) {
   confirm_reads(m.heartbeat_seq, m.from);
 }
 
-void RaftNode::step(const TimeoutNow&, Duration now_local) {
+void RaftNode::step(const TimeoutNow& m, Duration now_local) {
   now_local_ = now_local;
+  if (m.term < term_) return;
+  if (m.term > term_) become_follower(m.term, -1);  // a lagging successor learns the term first
   if (role_ == MemberRole::leader) return;
   become_candidate(/*forced=*/true);
 }
@@ -451,7 +455,7 @@ void RaftNode::transfer_leadership(int successor, Duration now_local) {
   // (the same count paces check-quorum).
   quorum_check_ticks_ = 0;
   if (match_index_[static_cast<std::size_t>(successor)] == last_log_index()) {
-    send(successor, TimeoutNow{});
+    send(successor, TimeoutNow{term_});
   } else {
     maybe_send_append(successor);  // the append reply sends TimeoutNow once it has caught up
   }

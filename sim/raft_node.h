@@ -103,8 +103,12 @@ struct HeartbeatReply {
   int from;
   std::uint64_t heartbeat_seq;
 };
-// The last step of a leadership transfer: campaign now, over any leader lease.
-struct TimeoutNow {};
+// The last step of a leadership transfer: campaign now, over any leader lease. A TimeoutNow of
+// an older term (delayed past a later election) is ignored, as every raft message of an older
+// term is.
+struct TimeoutNow {
+  std::uint64_t term;
+};
 // A proposal a member passes to the leader it knows.
 struct ForwardedProposal {
   Box<LogEntry> entry;

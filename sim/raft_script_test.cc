@@ -253,7 +253,7 @@ struct MessagePrinter {
   void operator()(const HeartbeatReply& m) {
     o << "HeartbeatReply term=" << m.term << " seq=" << m.heartbeat_seq;
   }
-  void operator()(const TimeoutNow&) { o << "TimeoutNow"; }
+  void operator()(const TimeoutNow& m) { o << "TimeoutNow term=" << m.term; }
   void operator()(const ForwardedProposal& m) { o << "ForwardedProposal " << describe_op(m.entry->op); }
   void operator()(const ReadIndexRequest& m) {
     o << "ReadIndexRequest from=" << m.from << " round=" << m.round << (m.passed_on ? " passed-on" : "");
