@@ -261,6 +261,125 @@ nlohmann::json request_json(const ChangeCause& c) {
   return j;
 }
 
+std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, std::int64_t applied_ns,
+                                std::vector<const FaultBand*>& held) {
+  held.clear();
+  // What held the request between its sending and its applying: a pause or crash of the
+  // member that received it or of the leader then, faults on the sender's own links to the
+  // members, or between members (the proposal's way to the leader). Faults on other
+  // clients' traffic are not.
+  const std::int64_t took_ns = by.sent_ns >= 0 ? applied_ns - by.sent_ns : 0;
+  if (by.sent_ns >= 0) {
+    const std::set<std::string> members = member_names(facts, by.member);
+    const auto leaderless = facts.leaderless(by.sent_ns, applied_ns, 1'000'000'000);
+    for (const auto& f : facts.faults()) {
+      const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+      if (f.start_ns > applied_ns || end < by.sent_ns) continue;
+      if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock") {
+        // The receiving member's own; the leader's it forwarded the request to (the leader
+        // when it was sent); another member's when no member led meanwhile (it may have
+        // cost the leader its quorum). A clock times the member's elections.
+        bool counts = f.hits(by.member);
+        for (const auto& t : facts.truth().leaders)
+          counts = counts || (f.kind != "clock" && t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns &&
+                              f.hits(t.member));
+        for (const auto& [a, b] : leaderless)
+          for (const auto& m : members)
+            counts = counts || (f.kind != "clock" && f.hits(m) && f.start_ns <= b && end >= a);
+        if (counts) held.push_back(&f);
+        continue;
+      }
+      if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.processes.empty())
+        continue;
+      if (on_request_way(f, by.client, by.member, members)) held.push_back(&f);
+    }
+    std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
+      return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
+    });
+  }
+  // A request applied within a second of its sending was not held: say nothing of its way.
+  if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
+    // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
+    // at its next retransmission, whose timeout doubles while the link stays cut.
+    std::int64_t last_cut_end_ns = -1;
+    bool cut_still_open = false;
+    for (const FaultBand* f : held) {
+      if (f->kind != "partition") continue;
+      cut_still_open = cut_still_open || f->open_end || f->end_ns >= applied_ns;
+      if (!f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
+    }
+    std::string after_heal;
+    // Held on the client's own link to the member: its first held message (this request or
+    // an earlier call on that link during the cut) sets the retransmission schedule. When
+    // the request was applied just after that schedule's first retransmission past the
+    // heal, the wait after the heal was TCP's, whatever else happened meanwhile.
+    std::int64_t got_through_ns = -1;
+    const auto on_own_link = [&](const FaultBand* f) {
+      return f->kind == "partition" && !f->open_end && f->on_link(by.client, by.member);
+    };
+    for (const FaultBand* f : held) {
+      if (!on_own_link(f) || f->start_ns > by.sent_ns || f->end_ns <= by.sent_ns) continue;
+      // Cuts of the link that overlap or follow on at once are one cut to TCP: the link
+      // heals when the last of them ends.
+      std::int64_t healed_ns = f->end_ns;
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const FaultBand* g : held)
+          if (on_own_link(g) && g->start_ns <= healed_ns && g->end_ns > healed_ns) {
+            healed_ns = g->end_ns;
+            grew = true;
+          }
+      }
+      if (healed_ns >= applied_ns) continue;
+      std::int64_t first_held_ns = by.sent_ns;
+      for (const CallRecord* c : facts.calls_of(by.client, f->start_ns, by.sent_ns))
+        if (c->member == by.member) first_held_ns = std::min(first_held_ns, c->sent_ns);
+      const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, healed_ns);
+      if (applied_ns >= retransmit_ns && applied_ns - retransmit_ns < 200'000'000 &&
+          retransmit_ns - healed_ns >= 300'000'000) {
+        got_through_ns = retransmit_ns;
+        after_heal = "; it got through at TCP's retransmission at " + format_seconds(retransmit_ns) + ", " +
+                     format_duration(retransmit_ns - healed_ns) + " after the cut healed: the retransmission "
+                     "timeout had doubled from 200 ms while the link stayed cut since its first held request (sent "
+                     "at " + format_seconds(first_held_ns) + ")";
+        break;
+      }
+    }
+    // Held by TCP until it got through: a fault elsewhere that ended before then did not
+    // hold it (the request had not reached any member yet).
+    if (got_through_ns >= 0)
+      std::erase_if(held, [&](const FaultBand* f) {
+        return !on_own_link(f) && !f->open_end && f->end_ns < got_through_ns;
+      });
+    std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
+    h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
+                            "'s link to it or on the links between members in that time"
+                      : ": " + fault_clauses(held, 4);
+    if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
+        applied_ns - last_cut_end_ns >= 500'000'000 &&
+        facts.leaderless(last_cut_end_ns, applied_ns, 100'000'000).empty())
+      after_heal = "; it got through " + format_duration(applied_ns - last_cut_end_ns) +
+                   " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
+                   "while a link stays cut";
+    // A fault on the leader of the moment, not the member called: say why it mattered.
+    for (const auto& t : facts.truth().leaders) {
+      if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
+      if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
+        h += " (" + t.member + " led the cluster when it was sent: " + by.member +
+             " would pass the request on to it)";
+    }
+    h += after_heal;
+    // Leaderless time counts only where the request could have been waiting for a leader:
+    // after it got through, when TCP held it until then.
+    const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;
+    if (const std::string gaps = leaderless_words(facts, waiting_from_ns, applied_ns, 1'000'000'000); !gaps.empty())
+      h += "; " + gaps;
+    return h + ".";
+  }
+  held.clear();
+  return "";
+}
+
 nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
                                     const std::string& client, Story& story) {
   const ChangeCause& x = lease.expiry;
@@ -693,121 +812,9 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
         break;
       }
     }
-    // What held the request between its sending and its applying: a pause or crash of the
-    // member that received it or of the leader then, faults on the sender's own links to the
-    // members, or between members (the proposal's way to the leader). Faults on other
-    // clients' traffic are not.
     std::vector<const FaultBand*> held;
-    const std::int64_t took_ns = by.sent_ns >= 0 ? key.end_ns - by.sent_ns : 0;
-    if (by.sent_ns >= 0) {
-      const std::set<std::string> members = member_names(facts, by.member);
-      const auto leaderless = facts.leaderless(by.sent_ns, key.end_ns, 1'000'000'000);
-      for (const auto& f : facts.faults()) {
-        const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
-        if (f.start_ns > key.end_ns || end < by.sent_ns) continue;
-        if (f.kind == "pause" || f.kind == "crash" || f.kind == "clock") {
-          // The receiving member's own; the leader's it forwarded the request to (the leader
-          // when it was sent); another member's when no member led meanwhile (it may have
-          // cost the leader its quorum). A clock times the member's elections.
-          bool counts = f.hits(by.member);
-          for (const auto& t : facts.truth().leaders)
-            counts = counts || (f.kind != "clock" && t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns &&
-                                f.hits(t.member));
-          for (const auto& [a, b] : leaderless)
-            for (const auto& m : members)
-              counts = counts || (f.kind != "clock" && f.hits(m) && f.start_ns <= b && end >= a);
-          if (counts) held.push_back(&f);
-          continue;
-        }
-        if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.processes.empty())
-          continue;
-        if (on_request_way(f, by.client, by.member, members)) held.push_back(&f);
-      }
-      std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
-        return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
-      });
-    }
-    // A request applied within a second of its sending was not held: say nothing of its way.
-    if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
-      // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
-      // at its next retransmission, whose timeout doubles while the link stays cut.
-      std::int64_t last_cut_end_ns = -1;
-      bool cut_still_open = false;
-      for (const FaultBand* f : held) {
-        if (f->kind != "partition") continue;
-        cut_still_open = cut_still_open || f->open_end || f->end_ns >= key.end_ns;
-        if (!f->open_end) last_cut_end_ns = std::max(last_cut_end_ns, f->end_ns);
-      }
-      std::string after_heal;
-      // Held on the client's own link to the member: its first held message (this request or
-      // an earlier call on that link during the cut) sets the retransmission schedule. When
-      // the request was applied just after that schedule's first retransmission past the
-      // heal, the wait after the heal was TCP's, whatever else happened meanwhile.
-      std::int64_t got_through_ns = -1;
-      const auto on_own_link = [&](const FaultBand* f) {
-        return f->kind == "partition" && !f->open_end && f->on_link(by.client, by.member);
-      };
-      for (const FaultBand* f : held) {
-        if (!on_own_link(f) || f->start_ns > by.sent_ns || f->end_ns <= by.sent_ns) continue;
-        // Cuts of the link that overlap or follow on at once are one cut to TCP: the link
-        // heals when the last of them ends.
-        std::int64_t healed_ns = f->end_ns;
-        for (bool grew = true; grew;) {
-          grew = false;
-          for (const FaultBand* g : held)
-            if (on_own_link(g) && g->start_ns <= healed_ns && g->end_ns > healed_ns) {
-              healed_ns = g->end_ns;
-              grew = true;
-            }
-        }
-        if (healed_ns >= key.end_ns) continue;
-        std::int64_t first_held_ns = by.sent_ns;
-        for (const CallRecord* c : facts.calls_of(by.client, f->start_ns, by.sent_ns))
-          if (c->member == by.member) first_held_ns = std::min(first_held_ns, c->sent_ns);
-        const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, healed_ns);
-        if (key.end_ns >= retransmit_ns && key.end_ns - retransmit_ns < 200'000'000 &&
-            retransmit_ns - healed_ns >= 300'000'000) {
-          got_through_ns = retransmit_ns;
-          after_heal = "; it got through at TCP's retransmission at " + format_seconds(retransmit_ns) + ", " +
-                       format_duration(retransmit_ns - healed_ns) + " after the cut healed: the retransmission "
-                       "timeout had doubled from 200 ms while the link stayed cut since its first held request (sent "
-                       "at " + format_seconds(first_held_ns) + ")";
-          break;
-        }
-      }
-      // Held by TCP until it got through: a fault elsewhere that ended before then did not
-      // hold it (the request had not reached any member yet).
-      if (got_through_ns >= 0)
-        std::erase_if(held, [&](const FaultBand* f) {
-          return !on_own_link(f) && !f->open_end && f->end_ns < got_through_ns;
-        });
-      std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
-      h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
-                              "'s link to it or on the links between members in that time"
-                        : ": " + fault_clauses(held, 4);
-      if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
-          key.end_ns - last_cut_end_ns >= 500'000'000 &&
-          facts.leaderless(last_cut_end_ns, key.end_ns, 100'000'000).empty())
-        after_heal = "; it got through " + format_duration(key.end_ns - last_cut_end_ns) +
-                     " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
-                     "while a link stays cut";
-      // A fault on the leader of the moment, not the member called: say why it mattered.
-      for (const auto& t : facts.truth().leaders) {
-        if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
-        if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
-          h += " (" + t.member + " led the cluster when it was sent: " + by.member +
-               " would pass the request on to it)";
-      }
-      h += after_heal;
-      // Leaderless time counts only where the request could have been waiting for a leader:
-      // after it got through, when TCP held it until then.
-      const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;
-      if (const std::string gaps = leaderless_words(facts, waiting_from_ns, key.end_ns, 1'000'000'000); !gaps.empty())
-        h += "; " + gaps;
-      story.say(h + ".", TimeSpan{by.sent_ns, key.end_ns});
-    } else {
-      held.clear();
-    }
+    if (const std::string h = request_delay_words(facts, by, key.end_ns, held); !h.empty())
+      story.say(h, TimeSpan{by.sent_ns, key.end_ns});
     cause["faults"] = start_events(held);
     return cause;
   }

@@ -46,6 +46,15 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
 // key-put and key-delete truth (a key put again under another lease leaves this one).
 std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t lease, std::int64_t at_ns);
 
+// What held `by` (a client's request) between its sending and its applying at `applied_ns`:
+// "It took 7.379 s from sending to applying: " and the faults on its way (the member it went
+// to, the leader then, the sender's links to them, the links between members), TCP's
+// retransmission after a cut of its link, and the spans with no leader. "" when it was applied
+// within a second of its sending and its client had not given it up. `held` gets the faults
+// named.
+std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, std::int64_t applied_ns,
+                                std::vector<const FaultBand*>& held);
+
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);
 

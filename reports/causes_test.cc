@@ -380,6 +380,37 @@ TEST_CASE("a release lost in a leadership hand-over names the leader change and 
   CHECK_FALSE(contains(to_leader, "passed on to it"));
 }
 
+// A key created by a txn its client had given up on (the history of explore's txn-try-lock
+// seed 6320 had it): what held the txn past the client's deadline is said, as for a request
+// that deleted a key.
+TEST_CASE("a key its creator never had the answer for says what held the creating request") {
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  const nlohmann::json pause = {{"targets", {"member-1"}}, {"duration_ms", 7300}, {"start_ms", 1500}};
+  b.fault("pause", "start", ms_to_ns(1500), pause);
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(2000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 3}, {"request", "txn"}, {"member", "member-1"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 3}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.fault("pause", "end", ms_to_ns(8800), pause);
+  nlohmann::json cause = request_cause("client-0", 3, "txn", ms_to_ns(2000), "member-1");
+  cause["abandoned_ns"] = ms_to_ns(7000);
+  b.truth("etcd", "key-put", ms_to_ns(9000), {{"key", "/l"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", "client-0"}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(10000), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::fail, "acquire", ms_to_ns(15000), {}, {{"error", "deadline-exceeded"}});
+  const reports::RunFacts facts(b.history);
+  const nlohmann::json check = {{"summary", "none of the acquires succeeded"},
+                                {"figures", {{"healed_at_ns", ms_to_ns(8800)}}}};
+  const reports::Story story = reports::explain_liveness(facts, check);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(story.cause.value("class", "") == "unknown-holder-key");
+  CHECK(contains(text, "so it did not know it held the lock"));
+  CHECK(contains(text, "It took 7.000 s from sending to applying: member-1 was paused from 1.500 s to 8.800 s."));
+}
+
 TEST_CASE("liveness after a heal: only the keys that outlived the first acquire after it are named") {
   HistoryBuilder b;
   b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});

@@ -160,12 +160,16 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                              : (open_then ? nullptr : failed_acquire);
       }
     }
+    std::string created_late;  // what held the creating request, said after the key's sentence
     if (unanswered) {
       s += "; " + request_words(by) + " created it, but " + by.client + " never had its answer";
       if (call != nullptr && call->end_ns != kStillOpen)
         s += " (the call ended at " + format_seconds(call->end_ns) + ": " +
              (call->outcome == "deadline" ? std::string("its deadline passed") : call->outcome) + ")";
       s += ", so it did not know it held the lock";
+      // What held the creating request past its client's deadline.
+      std::vector<const FaultBand*> held;
+      created_late = request_delay_words(facts, by, k.start_ns, held);
     } else if (failed_acquire != nullptr) {
       const HistoryEvent* done = facts.completion_of(failed_acquire->index);
       s += "; " + request_words(by) + " created it, during " + by.client + "'s acquire invoked at " +
@@ -376,6 +380,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       s += ", and the key would stay until it did";
     }
     out.say(s + ".", TimeSpan{k.start_ns, until_ns});
+    if (!created_late.empty()) out.say(created_late, TimeSpan{by.sent_ns, k.start_ns});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
     if (unanswered || failed_acquire != nullptr) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},
