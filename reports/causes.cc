@@ -677,7 +677,20 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       faults.push_back(&f);
   }
   if (!faults.empty()) {
-    story.say("In that time " + fault_clauses(faults, 6) + ".",
+    // The members its keep-alives went to, when a fault named hit one of them: why that
+    // member's pause or crash stopped this client's renewals.
+    std::vector<std::string> called;
+    for (const CallRecord* c : mine)
+      if (c->sent_ns <= to_ns && !c->member.empty() &&
+          std::find(called.begin(), called.end(), c->member) == called.end() &&
+          std::any_of(faults.begin(), faults.end(), [&](const FaultBand* f) {
+            return (f->kind == "pause" || f->kind == "crash") && f->hits(c->member);
+          }))
+        called.push_back(c->member);
+    story.say("In that time " + fault_clauses(faults, 6) +
+                  (called.empty() ? std::string()
+                                  : "; " + client + "'s keep-alives went to " + join_words(called)) +
+                  ".",
               TimeSpan{faults.front()->start_ns, to_ns});
   } else if (!off_way.empty()) {
     // Faults were active, but on links no keep-alive of it took: not denied, not blamed.
