@@ -211,10 +211,12 @@ bool lease_expired_under_holder(const History& history, const LockTruth& truth,
       if (key->deleted_by.term > 0 && t.term > key->deleted_by.term && t.start_ns <= key->end_ns)
         return false;
     const LeaseLifetime* lease = truth.find_lease(key->lease);
-    // The lease had run out before the key was made (its last renewal plus its TTL): the lock
-    // was lost before it was taken, a grant the algorithm should not have made.
+    // The lease had run out (its last renewal plus its TTL) before the holder was granted the
+    // lock: before its key was made, or while a waiter's key stood only because the revoke had
+    // not committed yet. The lock was lost before it was taken, a grant the algorithm should
+    // not have made.
     if (lease && lease->ttl_seconds > 0 && key->deleted_by.renewed_ns >= 0 &&
-        key->deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000 <= key->start_ns)
+        key->deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000 <= int_field(earlier, "start_ns"))
       return false;
     if (never_renewed_unhindered(history, process, key->lease,
                                  lease ? lease->first_seen_ns : key->start_ns, key->end_ns))

@@ -25,6 +25,7 @@ struct Around {
   bool calls_recorded = false;     // client-1's KV calls are in the history (its put's send)
   bool keep_alive = false;         // client-1 sent a keep-alive for lease 7 at 1.5 s
   std::int64_t holder_from_ms = 1000;
+  std::int64_t key_from_ms = -1;       // when the key was put (-1: just before the grant)
   std::int64_t lease_ttl_seconds = 0;  // >0: the lease's grant at 0 s is recorded with it
 };
 
@@ -41,7 +42,7 @@ History overlap(const nlohmann::json& delete_cause, const Around& around = {}) {
   if (around.calls_recorded)
     h.events.push_back(event("client-1", EventKind::trace, "kv-send", from - 1,
                              {{"call", 1}, {"member", "member-0"}, {"request", "txn"}}));
-  h.events.push_back(event("etcd", EventKind::truth, "key-put", from - 1,
+  h.events.push_back(event("etcd", EventKind::truth, "key-put", around.key_from_ms >= 0 ? around.key_from_ms : from - 1,
                            {{"key", "lock/1"}, {"revision", 5}, {"create_revision", 5}, {"lease", 7}}));
   h.events.push_back(event("client-1", EventKind::ok, "acquire", from));
   h.events.back().result = {{"key", "lock/1"}, {"key_revision", 5}, {"lease", 7}};
@@ -152,6 +153,26 @@ TEST_CASE("a lease that had run out before the key was made is a lock lost befor
   // Renewed at 1.5 s instead: alive until 3.5 s, after the key was made.
   expiry["renewed_ns"] = 1'500'000'000;
   results = run_checks(config, overlap(expiry, late));
+  CHECK(mutex_of(results).figures.value("inherent_lease_limit", false));
+}
+
+// A waiter paused past its TTL: its key stood from before, but its lease had run out when it
+// was granted the lock (the revoke had not committed yet). Lost before it was taken, too.
+TEST_CASE("a lease that had run out before the grant of a waiting key is a lock lost before it was taken") {
+  RunConfig config = default_run_config();
+  config.algorithm = "etcd-mutex";
+  config.checks = {"mutex"};
+  Around waited;
+  waited.key_from_ms = 500;      // the waiter's key, made while the lease was alive
+  waited.holder_from_ms = 3000;  // granted at 3 s
+  waited.lease_ttl_seconds = 2;  // last renewed at 0 s (below): out by 2 s
+  nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
+                           {"renewed_ns", 0}};
+  auto results = run_checks(config, overlap(expiry, waited));
+  REQUIRE(mutex_of(results).status == CheckStatus::violated);
+  CHECK_FALSE(mutex_of(results).figures.value("inherent_lease_limit", false));
+  expiry["renewed_ns"] = 1'500'000'000;  // alive until 3.5 s, after the grant
+  results = run_checks(config, overlap(expiry, waited));
   CHECK(mutex_of(results).figures.value("inherent_lease_limit", false));
 }
 

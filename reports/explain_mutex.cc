@@ -361,8 +361,10 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
-    // A key created on a lease that had already run out by its lessor's last renewal (in true
-    // time: not said when the lessor's clock was faulted): the lock was lost before it was taken.
+    // A lock taken on a lease that had already run out by its lessor's last renewal (in true
+    // time: not said when the lessor's clock was faulted): its key was created on it, or a
+    // waiter's key stood until the grant only because the revoke had not committed yet (a
+    // waiter paused past its TTL). The lock was lost before it was taken.
     // Not when a deposed leader revoked it: its lessor's last renewal is not the cluster's (the
     // leaders after it renewed the lease, and by them it had not run out).
     const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0 &&
@@ -371,23 +373,30 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                                      : nullptr;
     bool leader_clock_fault = false;
     if (lease != nullptr)
-      for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, key->start_ns))
+      for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, earlier.start_ns))
         leader_clock_fault = leader_clock_fault || f->kind == "clock";
-    if (lease != nullptr && lease->ttl_seconds > 0 &&
-        lease->expiry.renewed_ns >= 0 && !leader_clock_fault &&
-        lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000 < key->start_ns) {
-      out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
-                  " on a lease that had already run out: its lessor had last renewed it at " +
-                  format_seconds(lease->expiry.renewed_ns) + ", with a TTL of " +
-                  std::to_string(lease->ttl_seconds) + " s, so until " +
-                  format_seconds(lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000) +
-                  ". The lock was lost before it was taken.",
-              TimeSpan{lease->expiry.renewed_ns, key->start_ns});
-      cause["lease_run_out_before_key"] = true;
+    const std::int64_t run_out_ns =
+        lease != nullptr ? lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000 : 0;
+    if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 && !leader_clock_fault &&
+        run_out_ns < earlier.start_ns) {
+      const std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
+                                ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
+                                format_seconds(run_out_ns);
+      if (run_out_ns < key->start_ns)
+        out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
+                    " on a lease that had already run out: " + until + ". The lock was lost before it was taken.",
+                TimeSpan{lease->expiry.renewed_ns, key->start_ns});
+      else
+        out.say(earlier.process + " was granted the lock at " + format_seconds(earlier.start_ns) +
+                    " on a lease that had already run out: " + until + "; its key, created at " +
+                    format_seconds(key->start_ns) + ", still stood only because the revoke had not committed yet. "
+                    "The lock was lost before it was taken.",
+                TimeSpan{lease->expiry.renewed_ns, earlier.start_ns});
+      cause["lease_run_out_before_grant"] = true;
     }
     // Not the limit of leases when the holder gave its lease up itself, when a deposed
     // leader revoked a lease the new leader kept alive (etcd's bug), or when the lease had run
-    // out before the key was made.
+    // out before the lock was taken.
     const bool no_fault = !cause.contains("faults") || cause["faults"].empty();
     if (cause.value("class", "") == "lease-expired" && cause.value("no_keep_alive_in_run", false) &&
         no_fault && !cause.value("deposed_leader", false)) {
@@ -402,7 +411,7 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
               ": etcd gave the lock to " + later.process + " while " + earlier.process +
               " still believed it held it.");
     } else if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
-        !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_key", false)) {
+        !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_grant", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +
               " still believed it held the lock after etcd had expired its lease and given "
               "the lock to " + later.process + "; only fencing at the protected resource makes "
