@@ -285,6 +285,12 @@ TEST_CASE("each client whose lease is gone gets the reason its own lease expired
         std::string::npos);
   CHECK(all.find("client-0's keep-alives for it had stopped: the last was sent at 19.894 s (call 70)") !=
         std::string::npos);
+  // The lease outlived client-0's last keep-alive by more than its TTL: the last keep-alives,
+  // answered 4.1 s late, renewed it then (checked against the history: calls 69 and 70 ended ok
+  // at 24.001 s; the lessor's last renewal, in the expiry's cause, at 23.999 s).
+  CHECK(all.find("had expired at 29.001 s (member-0's lessor revoked it, having last renewed it at 23.999 s, for "
+                 "client-0's keep-alives sent to member-1 at 19.394 s and 19.894 s (calls 69 and 70), answered at "
+                 "24.001 s, 4.107 s after the last was sent)") != std::string::npos);
   // The cut is named once as a cause (client-0's), never in an "In that time" sentence.
   CHECK(all.find("In that time") == std::string::npos);
   CHECK(all.find("; meanwhile the links between member-1") == all.rfind("; meanwhile the links between member-1"));
