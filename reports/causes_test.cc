@@ -223,8 +223,8 @@ TEST_CASE("when both grants had no key behind them, both are said") {
   CHECK(contains(text, "client-4 was told it held the lock at 9.000 s although its own lock key /l/client-4 was already gone."));
   CHECK(contains(text, "client-4 sent 1 request between its key's deletion at 3.009 s and the grant at 9.000 s: "
                        "range of /l/client-1 (call 2, at 5.000 s); none of them read its own key."));
-  CHECK(contains(text, "The last other lock key deleted while client-4 waited was client-1's key /l/client-1 "
-                       "(revision 2), at 3.006 s with its lease, 5.994 s before the grant."));
+  CHECK(contains(text, "The last lock key ahead of client-4's own (revision 5) deleted while it waited was "
+                       "client-1's key /l/client-1 (revision 2), at 3.006 s with its lease, 5.994 s before the grant."));
   CHECK(contains(text, "client-1's own lock key /l/client-1 (revision 2) was gone too when it was granted at 9.001 s: "
                        "deleted at 3.006 s with its lease. Neither holder's key existed."));
   CHECK(cause.value("later_key_gone", "") == "/l/client-1");

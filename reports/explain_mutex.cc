@@ -186,12 +186,15 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
     if (all_known && !read_own) s += "; none of them read its own key";
     out.say(s + ".", TimeSpan{key.end_ns, h.start_ns});
   }
-  // The last other lock key deleted while it waited.
+  // The last lock key queued ahead of its own (an older one) deleted while it waited: what a
+  // waiter that watches the keys before its own woke on. A newer key's deletion could not
+  // wake it.
   const HistoryEvent* invoke = invoke_of(facts, h);
   const std::int64_t waited_from = invoke != nullptr ? invoke->true_ns : key.start_ns;
   const KeyLifetime* last = nullptr;
   for (const KeyLifetime& k : facts.truth().keys) {
-    if (&k == &key || k.key == key.key || !facts.is_lock_key(k)) continue;
+    if (&k == &key || k.key == key.key || !facts.is_lock_key(k) || k.create_revision >= key.create_revision)
+      continue;
     if (k.end_ns == kStillOpen || k.end_ns < waited_from || k.end_ns > h.start_ns) continue;
     if (last == nullptr || k.end_ns >= last->end_ns) last = &k;
   }
@@ -200,12 +203,22 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
   std::string how = by.kind == "request"  ? "by " + request_words(by)
                     : by.kind == "lease-expiry" || last->deleted_by_lease_expiry ? "with its lease"
                                                                                  : "";
-  out.say("The last other lock key deleted while " + h.process + " waited was " +
-              (last->owner.empty() ? std::string("the key ") : last->owner + "'s key ") + last->key +
-              " (revision " + std::to_string(last->create_revision) + "), at " + format_seconds(last->end_ns) +
-              (how.empty() ? "" : " " + how) + ", " + format_duration(h.start_ns - last->end_ns) +
-              " before the grant.",
-          TimeSpan{last->end_ns, h.start_ns});
+  std::string s = "The last lock key ahead of " + h.process + "'s own (revision " +
+                  std::to_string(key.create_revision) + ") deleted while it waited was " +
+                  (last->owner.empty() ? std::string("the key ") : last->owner + "'s key ") + last->key +
+                  " (revision " + std::to_string(last->create_revision) + "), at " + format_seconds(last->end_ns) +
+                  (how.empty() ? "" : " " + how) + ", " + format_duration(h.start_ns - last->end_ns) +
+                  " before the grant";
+  // A grant long after that deletion: the news of it was held on its way to the waiter (a cut
+  // of its links, a delay, a pause of the waiter).
+  if (h.start_ns - last->end_ns >= 1'000'000'000) {
+    std::vector<const FaultBand*> held;
+    for (const FaultBand* f : facts.faults_hitting(h.process, last->end_ns, h.start_ns))
+      if (f->kind == "partition" || f->kind == "delay" || f->kind == "loss" || f->kind == "pause")
+        held.push_back(f);
+    if (!held.empty()) s += "; in between, " + fault_clauses(held, 3);
+  }
+  out.say(s + ".", TimeSpan{last->end_ns, h.start_ns});
 }
 
 // `h` was told it held the lock although its own key was already gone: says so, what it did

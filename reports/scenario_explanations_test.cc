@@ -296,6 +296,22 @@ TEST_CASE("each client whose lease is gone gets the reason its own lease expired
   CHECK(all.find("; meanwhile the links between member-1") == all.rfind("; meanwhile the links between member-1"));
 }
 
+// A waiter woken by the deletion of the key just ahead of its own (revision 51, deleted at
+// 8.320 s), whose watch event a cut of its links to member-0 held until TCP's retransmission
+// after the heal; client-0's later keys (revision 58 and on), queued behind client-1's, are not
+// what it woke on (checked by hand against the history: the grant at 11.322 s; client-1's
+// keep-alive sent at 8.550 s answered at 11.552 s).
+TEST_CASE("a late grant names the key ahead of the grantee's own and the fault that held the news") {
+  const std::string all = all_sentences(testdata_explanations("prefix-watch-lock-wake-held-by-cut.json"));
+  INFO(all);
+  CHECK(all.find("The last lock key ahead of client-1's own (revision 53) deleted while it waited was client-0's key "
+                 "/lockstep/lock/be29abebc1d85772beef202364c2c720 (revision 51), at 8.320 s by a delete_range that "
+                 "client-0 sent to member-0 at 8.320 s (call 66), 3.001 s before the grant; in between, the links "
+                 "between client-1 and each of member-0 and the resource were cut (their messages held) from 8.300 s "
+                 "to 10.000 s.") != std::string::npos);
+  CHECK(all.find("(revision 58)") == std::string::npos);
+}
+
 // etcd issue 11456, as the history shows it: the waiter's key went with its lease at 8.019 s,
 // the waiter's one request until its grant was its range over the lock's keys, sent right
 // after client-1's release deleted the key before it (checked by hand against the history).
@@ -317,7 +333,7 @@ TEST_CASE("a grant after the grantee's key went says what it sent meanwhile and 
   CHECK(text.find("client-2 sent 1 request between its key's deletion at 8.019 s and the grant at "
                   "12.018 s: range of the keys from /lockstep/lock/ to /lockstep/lock0 (call 12, at "
                   "12.013 s).") != std::string::npos);
-  CHECK(text.find("The last other lock key deleted while client-2 waited was client-1's key "
+  CHECK(text.find("The last lock key ahead of client-2's own (revision 3) deleted while it waited was client-1's key "
                   "/lockstep/lock/212906ad56f14 (revision 2), at 12.011 s by a delete_range that "
                   "client-1 sent to member-1 at 12.009 s (call 8), 6 ms before the grant.") != std::string::npos);
   // The range covers client-2's own key, so nothing is claimed about whether it was read.
