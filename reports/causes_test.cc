@@ -411,6 +411,36 @@ TEST_CASE("a key its creator never had the answer for says what held the creatin
   CHECK(contains(text, "It took 7.000 s from sending to applying: member-1 was paused from 1.500 s to 8.800 s."));
 }
 
+// setnx-then-expire's crash between its two steps (explore seed 28036): the SETNX was still out
+// when its client crashed, was applied just after, and no acquire ever returned the key; the
+// key is its creator's, who never had the answer (no kv-end: the crash ended the call).
+TEST_CASE("a key created by a call its client crashed with still out names that client and the crash") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-3", EventKind::invoke, "acquire", ms_to_ns(7000), {{"mode", "exclusive"}});
+  b.add("client-3", EventKind::trace, "kv-send", ms_to_ns(7048), {{"call", 94}, {"request", "txn"}, {"member", "member-0"}});
+  b.add("client-3", EventKind::info, "acquire", ms_to_ns(7050), {}, {{"error", "crashed"}});
+  const nlohmann::json crash = {{"targets", {"client-3"}}, {"duration_ms", 100}, {"start_ms", 7050}};
+  b.fault("crash", "start", ms_to_ns(7050), crash);
+  b.truth("etcd", "key-put", ms_to_ns(7052), {{"key", "/l"}, {"revision", 53}, {"create_revision", 53}, {"lease", 0},
+                                        {"value", "client-3/x"}, {"cause", request_cause("client-3", 94, "txn", ms_to_ns(7048), "member-0")}});
+  b.fault("crash", "end", ms_to_ns(7150), crash);
+  b.add("client-3", EventKind::invoke, "acquire", ms_to_ns(7160), {{"mode", "exclusive"}});
+  b.add("client-3", EventKind::fail, "acquire", ms_to_ns(17160), {}, {{"error", "deadline-exceeded"}});
+  const reports::RunFacts facts(b.history);
+  const nlohmann::json check = {{"summary", "none of the acquires succeeded"},
+                                {"figures", {{"healed_at_ns", ms_to_ns(7150)}}}};
+  const reports::Story story = reports::explain_liveness(facts, check);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(story.cause.value("class", "") == "unknown-holder-key");
+  CHECK(story.cause.value("process", "") == "client-3");
+  CHECK(contains(text, "The lock key /l (revision 53) created at 7.052 s for client-3 still existed when the history "
+                       "ended; a txn that client-3 sent to member-0 at 7.048 s (call 94) created it, but client-3 never "
+                       "had its answer (client-3 crashed at 7.050 s with the call still out)"));
+}
+
 TEST_CASE("liveness after a heal: only the keys that outlived the first acquire after it are named") {
   HistoryBuilder b;
   b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
@@ -431,7 +461,7 @@ TEST_CASE("liveness after a heal: only the keys that outlived the first acquire 
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
   INFO(text);
-  CHECK(contains(text, "The lock key /l/old (revision 5) created at 1.000 s stood when the last fault healed at 4.500 s, "
+  CHECK(contains(text, "The lock key /l/old (revision 5) created at 1.000 s for client-0 stood when the last fault healed at 4.500 s, "
                        "until it was deleted at 30.000 s by a delete_range that client-0 sent"));
   CHECK_FALSE(contains(text, "/l/waiter"));
 }

@@ -109,9 +109,14 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     const KeyLifetime& k = *key;
     const bool at_end = k.end_ns == kStillOpen;
     const std::int64_t until_ns = at_end ? facts.end_ns() : k.end_ns;
+    // Whom it was made for: the client an acquire returned it to, else (no acquire returned it,
+    // its creator crashed or gave up) the client whose request created it.
+    const std::string made_for = !k.owner.empty()                                              ? k.owner
+                                 : k.created_by.kind == "request" && !k.created_by.client.empty() ? k.created_by.client
+                                                                                                  : std::string();
     std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
                     ") created at " + format_seconds(k.start_ns) +
-                    (k.owner.empty() ? "" : " for " + (k.owner == waiter ? k.owner + " itself" : k.owner));
+                    (made_for.empty() ? "" : " for " + (made_for == waiter ? made_for + " itself" : made_for));
     if (at_end) {
       s += " still existed when the history ended";
     } else {
@@ -144,9 +149,18 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         }
     // Did its creator learn of it? The call's own record says how it ended for the client.
     const CallRecord* call = by.kind == "request" ? facts.find_call(by.client, by.call) : nullptr;
+    // A call that never ended because its client crashed while it was out: the answer went
+    // with the crash.
+    const FaultBand* crashed_on_call = nullptr;
+    if (call != nullptr && call->outcome.empty())
+      for (const FaultBand* f : facts.faults_hitting(by.client, call->sent_ns, until_ns))
+        if (f->kind == "crash" && f->start_ns >= call->sent_ns) {
+          crashed_on_call = f;
+          break;
+        }
     const bool unanswered = by.kind == "request" &&
-                            (by.abandoned_ns || (call != nullptr && call->outcome != "ok" &&
-                                                 !call->outcome.empty()));
+                            (by.abandoned_ns || crashed_on_call != nullptr ||
+                             (call != nullptr && call->outcome != "ok" && !call->outcome.empty()));
     // Or it had the answer, but the acquire that sent it did not end with the lock.
     const HistoryEvent* failed_acquire = nullptr;
     if (by.kind == "request" && !unanswered) {
@@ -166,6 +180,9 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       if (call != nullptr && call->end_ns != kStillOpen)
         s += " (the call ended at " + format_seconds(call->end_ns) + ": " +
              (call->outcome == "deadline" ? std::string("its deadline passed") : call->outcome) + ")";
+      else if (crashed_on_call != nullptr)
+        s += " (" + by.client + " crashed at " + format_seconds(crashed_on_call->start_ns) +
+             " with the call still out)";
       s += ", so it did not know it held the lock";
       // What held the creating request past its client's deadline.
       std::vector<const FaultBand*> held;
