@@ -412,8 +412,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // leader, which commits it (etcd issue 15247).
   for (const LeaderTerm& t : facts.truth().leaders) {
     if (x.term == 0 || t.term <= x.term || t.start_ns > expired_ns) continue;
+    // What cut the deposed leader off from that election: its pause, crash or cut then.
+    std::vector<const FaultBand*> deposing;
+    for (const FaultBand* f : facts.faults_hitting(leader, t.start_ns, t.start_ns))
+      if (f->kind == "pause" || f->kind == "crash" || f->kind == "partition") deposing.push_back(f);
+    if (!deposing.empty()) cause["deposed_while"] = start_events(deposing);
     story.say("By then " + leader + " no longer led: " + t.member + " had been elected in term " +
-                  std::to_string(t.term) + " at " + format_seconds(t.start_ns) + ". " + leader +
+                  std::to_string(t.term) + " at " + format_seconds(t.start_ns) +
+                  (deposing.empty() ? std::string() : ", while " + fault_clauses(deposing, 3)) + ". " + leader +
                   "'s revoke went to the new leader and committed, as etcd 3.4.23 lets a " +
                   "deposed leader's lessor do (etcd issue 15247).",
               TimeSpan{t.start_ns, expired_ns});

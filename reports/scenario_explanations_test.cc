@@ -133,6 +133,12 @@ TEST_CASE("every violated scenario's explanation names its real cause") {
     CHECK(lease_cause.value("deposed_leader", false) == want.deposed_leader);
     // etcd's bug is not the limit of leases: a deposed lessor's revoke is never called that.
     if (want.deposed_leader) CHECK_FALSE(x->cause.value("inherent_lease_limit", false));
+    // And what kept the deposed leader out of the election is named (here, its pause).
+    if (want.deposed_leader) {
+      REQUIRE(lease_cause.contains("deposed_while"));
+      const auto deposing = named_faults(outcome.result.history, {{"faults", lease_cause["deposed_while"]}});
+      CHECK(deposing.count("pause " + lease_cause.value("leader", std::string())) == 1);
+    }
     CHECK(x->cause.value("never_renewed", false) == want.never_renewed);
     if (want.never_renewed) CHECK_FALSE(x->cause.value("inherent_lease_limit", false));
     if (lease_cause.value("class", "") == "lease-expired") {
