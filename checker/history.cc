@@ -26,7 +26,7 @@ const char* event_kind_name(EventKind kind) {
   return "?";
 }
 
-std::optional<EventKind> parse_event_kind(const std::string& name) {
+std::optional<EventKind> parse_event_kind(std::string_view name) {
   for (const auto& k : kKindNames)
     if (name == k.name) return k.kind;
   return std::nullopt;

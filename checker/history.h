@@ -31,7 +31,7 @@ namespace lockstep {
 enum class EventKind { invoke, ok, fail, info, fault, trace, truth };
 
 const char* event_kind_name(EventKind kind);
-std::optional<EventKind> parse_event_kind(const std::string& name);
+std::optional<EventKind> parse_event_kind(std::string_view name);
 
 struct HistoryEvent {
   std::int64_t index = 0;         // position in the history, from 0

@@ -1,7 +1,6 @@
 #include "lockstep/checker/lock_truth.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -134,8 +133,7 @@ bool never_renewed_unhindered(const History& history, const std::string& process
   bool calls_recorded = false;
   std::map<std::string, std::int64_t> fault_started;  // a fault on `process`: op -> start
   // Whether a side of a link fault (an empty list: every process) holds `who`, or a member.
-  auto side_has = [](const nlohmann::json& args, const char* side,
-                     const std::function<bool(const std::string&)>& who) {
+  auto side_has = [](const nlohmann::json& args, const char* side, const auto& who) {
     if (!args.contains(side) || !args[side].is_array() || args[side].empty()) return true;
     for (const auto& p : args[side])
       if (p.is_string() && who(p.get<std::string>())) return true;

@@ -510,17 +510,11 @@ std::optional<HistoryParseError> read_kv(std::string_view text, Sink& sink) {
     } else {
       return fail("expected :key with a string");
     }
-    if (eq(m.type.s, "invoke")) {
-      e.kind = EventKind::invoke;
-    } else if (eq(m.type.s, "ok")) {
-      e.kind = EventKind::ok;
-    } else if (eq(m.type.s, "fail")) {
-      e.kind = EventKind::fail;
-    } else if (eq(m.type.s, "info")) {
-      e.kind = EventKind::info;
-    } else {
+    const std::optional<EventKind> kind = parse_event_kind(m.type.s);
+    if (!kind || !(*kind == EventKind::invoke || *kind == EventKind::ok || *kind == EventKind::fail ||
+                   *kind == EventKind::info))
       return fail("expected :type with :invoke, :ok, :fail or :info");
-    }
+    e.kind = *kind;
     const bool value_is_string = m.value.type == T::string;
     if (!value_is_string && m.value.type != T::absent && m.value.type != T::nil)
       return fail("expected :value with a string or nil");

@@ -22,6 +22,40 @@ std::string unsuccessful_call_words(const CallRecord& c, bool with_send) {
                                     : " ended " + c.outcome + " at " + format_seconds(c.end_ns));
 }
 
+// ", having last renewed it at T" for `lease` (which expired), with the keep-alive that made
+// that renewal when it explains why the lease outlived its client's last send: one its client
+// had given up (held by a fault and let through late), or ones answered more than a second
+// after they were sent (several held together arrive together). "" when the renewal is not
+// recorded.
+std::string last_renewal_words(const RunFacts& facts, const std::string& client, const LeaseLifetime& lease) {
+  const std::int64_t renewed_ns = lease.expiry.renewed_ns;
+  if (renewed_ns < 0) return "";
+  std::string s = ", having last renewed it at " + format_seconds(renewed_ns);
+  if (const std::string unseen = unseen_renewal_words(facts, lease.lease, *lease.expired_ns, nullptr);
+      !unseen.empty())
+    return s + ", " + unseen;
+  std::vector<const CallRecord*> by;
+  for (const CallRecord* c : facts.calls_of(client, 0, renewed_ns, "lease_keep_alive"))
+    if (c->lease == lease.lease && c->outcome == "ok" && c->end_ns != kStillOpen && c->end_ns >= renewed_ns &&
+        c->end_ns - renewed_ns < 500'000'000 && c->end_ns - c->sent_ns >= 1'000'000'000)
+      by.push_back(c);
+  if (by.empty()) return s;
+  std::vector<std::string> sent, numbers;
+  for (const CallRecord* c : by) {
+    sent.push_back(format_seconds(c->sent_ns));
+    numbers.push_back(std::to_string(c->call));
+  }
+  const CallRecord& last = *by.back();
+  const bool one = by.size() == 1;
+  const bool one_member =
+      std::all_of(by.begin(), by.end(), [&](const CallRecord* c) { return c->member == last.member; });
+  return s + ", for " + client + "'s keep-alive" + (one ? "" : "s") + " sent" +
+         (one_member && !last.member.empty() ? " to " + last.member : std::string()) + " at " + join_words(sent) +
+         " (call" + (one ? " " : "s ") + join_words(numbers) + "), answered at " + format_seconds(last.end_ns) +
+         ", " + format_duration(last.end_ns - last.sent_ns) + " after " + (one ? "it was" : "the last was") +
+         " sent";
+}
+
 }  // namespace
 
 Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
@@ -444,43 +478,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         if (e.process == client && e.kind == EventKind::fail && e.op == "acquire" &&
             e.result.value("error", std::string()) == "lease-not-found")
           ++refused;
-      // Its last renewal, and the keep-alive that made it when its client had given that one up
-      // (held by a fault and let through late): why the lease outlived the client's last send.
-      std::string renewal;
-      if (used->expiry.renewed_ns >= 0) {
-        renewal = ", having last renewed it at " + format_seconds(used->expiry.renewed_ns);
-        if (const std::string unseen = unseen_renewal_words(facts, used->lease, *used->expired_ns, nullptr);
-            !unseen.empty()) {
-          renewal += ", " + unseen;
-        } else {
-          // The keep-alives answered just after that renewal: those that made it (several
-          // held together arrive together). Late when they took more than a second (held by a
-          // fault, or waiting for a leader).
-          std::vector<const CallRecord*> by;
-          for (const CallRecord* c : facts.calls_of(client, 0, used->expiry.renewed_ns, "lease_keep_alive"))
-            if (c->lease == used->lease && c->outcome == "ok" && c->end_ns != kStillOpen &&
-                c->end_ns >= used->expiry.renewed_ns && c->end_ns - used->expiry.renewed_ns < 500'000'000 &&
-                c->end_ns - c->sent_ns >= 1'000'000'000)
-              by.push_back(c);
-          if (!by.empty()) {
-            std::vector<std::string> sent, numbers;
-            for (const CallRecord* c : by) {
-              sent.push_back(format_seconds(c->sent_ns));
-              numbers.push_back(std::to_string(c->call));
-            }
-            const bool one = by.size() == 1;
-            const bool one_member = std::all_of(by.begin(), by.end(), [&](const CallRecord* c) {
-              return c->member == by.back()->member;
-            });
-            renewal += ", for " + client + "'s keep-alive" + (one ? "" : "s") + " sent" +
-                       (one_member && !by.back()->member.empty() ? " to " + by.back()->member : std::string()) +
-                       " at " + join_words(sent) + " (call" + (one ? " " : "s ") + join_words(numbers) +
-                       "), answered at " + format_seconds(by.back()->end_ns) + ", " +
-                       format_duration(by.back()->end_ns - by.back()->sent_ns) + " after " +
-                       (one ? "it was" : "the last was") + " sent";
-          }
-        }
-      }
+      const std::string renewal = last_renewal_words(facts, client, *used);
       out.say(std::to_string(refused) + " of " + client + "'s acquires failed with lease-not-found, the first "
                   "ending at " + format_seconds(first_refused_ns) + ": its lease " +
                   lease_hex(used->lease) + ", granted at " + format_seconds(used->granted_ns) +
