@@ -24,4 +24,21 @@ constexpr std::int64_t next_tcp_retransmission_ns(std::int64_t first_ns, std::in
   return at_ns;
 }
 
+// The last transmission at or before `at_ns` of a segment first sent at `first_ns` (the first
+// sending or a retransmission), and the retransmission timeout that led to it (0 for the first
+// sending): what got a lossy link's bytes through, read back from their arrival.
+struct TcpTransmission {
+  std::int64_t at_ns = 0;
+  std::int64_t after_rto_ns = 0;
+};
+constexpr TcpTransmission last_tcp_transmission(std::int64_t first_ns, std::int64_t at_ns) {
+  TcpTransmission last{first_ns, 0};
+  std::int64_t rto_ns = kTcpMinRtoNs;
+  while (last.at_ns + rto_ns <= at_ns) {
+    last = {last.at_ns + rto_ns, rto_ns};
+    rto_ns = std::min(2 * rto_ns, kTcpMaxRtoNs);
+  }
+  return last;
+}
+
 }  // namespace lockstep

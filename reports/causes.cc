@@ -345,11 +345,21 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
         break;
       }
     }
+    // Sent into a loss on its own link: TCP resent it until a transmission got through.
+    const FaultBand* loss_on_own_link = nullptr;
+    for (const FaultBand* f : held) {
+      if (got_through_ns >= 0) break;
+      if (f->kind != "loss" || !f->on_link(by.client, by.member)) continue;
+      after_heal = loss_retransmission_words(*f, by.sent_ns, applied_ns, 200'000'000);
+      if (after_heal.empty()) continue;
+      loss_on_own_link = f;
+      got_through_ns = last_tcp_transmission(by.sent_ns, applied_ns).at_ns;
+    }
     // Held by TCP until it got through: a fault elsewhere that ended before then did not
     // hold it (the request had not reached any member yet).
     if (got_through_ns >= 0)
       std::erase_if(held, [&](const FaultBand* f) {
-        return !on_own_link(f) && !f->open_end && f->end_ns < got_through_ns;
+        return !on_own_link(f) && f != loss_on_own_link && !f->open_end && f->end_ns < got_through_ns;
       });
     std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
     h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +

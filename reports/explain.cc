@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/causes.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
@@ -33,12 +34,30 @@ std::string deletion_words(const KeyLifetime& key) {
 }
 
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count) {
+  // Back-to-back pauses of the same processes were one pause to them: said as one span.
+  std::vector<FaultBand> joined;
+  std::vector<int> joined_counts;
+  for (const FaultBand* f : faults) {
+    if (!joined.empty()) {
+      FaultBand& last = joined.back();
+      if (f->kind == "pause" && last.kind == "pause" && last.processes == f->processes && !last.open_end &&
+          last.end_ns == f->start_ns) {
+        last.end_ns = f->end_ns;
+        last.open_end = f->open_end;
+        ++joined_counts.back();
+        continue;
+      }
+    }
+    joined.push_back(*f);
+    joined_counts.push_back(1);
+  }
   // Faults that read alike (the same kind, targets and span) are said once, with their count:
   // "A and A" would read as a slip.
   std::vector<std::string> parts;
   std::vector<int> counts;
-  for (std::size_t i = 0; i < faults.size() && i < max_count; ++i) {
-    const std::string clause = describe_fault(*faults[i]) + " " + fault_span(*faults[i]);
+  for (std::size_t i = 0; i < joined.size() && i < max_count; ++i) {
+    std::string clause = describe_fault(joined[i]) + " " + fault_span(joined[i]);
+    if (joined_counts[i] > 1) clause += " (" + std::to_string(joined_counts[i]) + " back-to-back pauses)";
     const auto same = std::find(parts.begin(), parts.end(), clause);
     if (same != parts.end()) {
       ++counts[static_cast<std::size_t>(same - parts.begin())];
@@ -49,9 +68,24 @@ std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size
   }
   for (std::size_t i = 0; i < parts.size(); ++i)
     if (counts[i] > 1) parts[i] += " (" + std::to_string(counts[i]) + " such faults)";
-  if (faults.size() > max_count)
-    parts.push_back(std::to_string(faults.size() - max_count) + " more faults");
+  if (joined.size() > max_count)
+    parts.push_back(std::to_string(joined.size() - max_count) + " more faults");
   return join_words(parts);
+}
+
+std::string loss_retransmission_words(const FaultBand& loss, std::int64_t sent_ns, std::int64_t arrived_ns,
+                                      std::int64_t slack_ns) {
+  if (loss.kind != "loss" || loss.open_end || sent_ns < loss.start_ns || sent_ns >= loss.end_ns) return "";
+  const TcpTransmission got_through = last_tcp_transmission(sent_ns, arrived_ns);
+  // Only a retransmission well after the loss ended is TCP's doing alone: one during the
+  // loss may have got through by chance, and one just after it is no news.
+  if (got_through.after_rto_ns == 0 || got_through.at_ns < loss.end_ns ||
+      got_through.at_ns - loss.end_ns < 300'000'000 || arrived_ns - got_through.at_ns > slack_ns)
+    return "";
+  return "; it got through at TCP's retransmission at " + format_seconds(got_through.at_ns) + ", " +
+         format_duration(got_through.at_ns - loss.end_ns) +
+         " after the loss ended: each lost transmission had doubled the retransmission timeout from 200 ms, to " +
+         format_duration(got_through.after_rto_ns) + " by then";
 }
 
 std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) {

@@ -37,7 +37,13 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check);
 
 // Shared phrasing.
 // "the faults: client-4 was paused from 6.995 s to 20.349 s and ..." without the lead-in.
+// Back-to-back pauses of the same processes are one clause ("(2 back-to-back pauses)").
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count = 4);
+// A message sent during `loss` that arrived at `arrived_ns` (within `slack_ns` of a
+// retransmission well after the loss ended): "; it got through at TCP's retransmission at
+// 17.975 s, 3.075 s after the loss ended: ...". "" when the arrival does not read so.
+std::string loss_retransmission_words(const FaultBand& loss, std::int64_t sent_ns, std::int64_t arrived_ns,
+                                      std::int64_t slack_ns);
 // What a client's operation did, as a predicate: "wrote 17 to the resource at 6.827 s
 // (token 34), which the resource accepted", "released the lock at 20.349 s".
 std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke);

@@ -101,6 +101,13 @@ void transit(const RunFacts& facts, const HistoryEvent& effect, Story& out, nloh
                   " and it reached the resource at " + format_seconds(effect.true_ns) + ", " +
                   format_duration(took_ns) + " later";
   s += held.empty() ? "; none of the faults was active on its way" : ": " + fault_clauses(held, 6);
+  for (const FaultBand* f : held) {
+    if (f->kind != "loss" || !f->on_link(client, "resource")) continue;
+    if (const std::string tcp = loss_retransmission_words(*f, call->true_ns, effect.true_ns, 50'000'000); !tcp.empty()) {
+      s += tcp;
+      break;
+    }
+  }
   out.say(s + ".", TimeSpan{call->true_ns, effect.true_ns});
   // A write that arrived after its client had given up on it, or in a later holding: the
   // holder the report names at its arrival is not the holding that sent it.

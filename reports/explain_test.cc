@@ -5,6 +5,7 @@
 #include "lockstep/checker/mutex_checker.h"
 #include "lockstep/checker/resource_checker.h"
 #include "lockstep/reports/explain.h"
+#include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/fault_bands.h"
 #include "lockstep/checker/lock_truth.h"
 #include "lockstep/reports/report_test_support.h"
@@ -402,6 +403,48 @@ TEST_CASE("a write delayed on its way to the resource is named as the cause of t
                        "messages between client-0 and the resource were delayed by 8.000 s from 1.001 s to 2.501 s."));
   CHECK(x[0].cause["transit"].value("client", "") == "client-0");
   CHECK(x[0].cause["transit"]["faults"] == nlohmann::json::array({1}));
+}
+
+// The write went out at 1.000 s into a loss that ended at 2.500 s; its transmissions at 1.0,
+// 1.2, 1.6 and 2.4 s were lost, and the one at 4.0 s (after a 1.6 s timeout) got through.
+TEST_CASE("a write held by a lossy link names the TCP retransmission that got it through") {
+  HistoryBuilder b;
+  b.fault("loss", "start", ms_to_ns(900), {{"from", {"client-0"}}, {"to", {"resource"}}, {"probability", 0.5}, {"duration_ms", 1600}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(1000), {{"base", 0}, {"value", 1}});
+  b.add("client-1", EventKind::invoke, "write", ms_to_ns(2100), {{"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(2101), {{"client", "client-1"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms_to_ns(2102), {}, {{"order", 1}});
+  b.fault("loss", "end", ms_to_ns(2500), {{"from", {"client-0"}}, {"to", {"resource"}}, {"probability", 0.5}, {"duration_ms", 1600}});
+  b.truth("resource", "resource-write", ms_to_ns(4001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(4002), {}, {{"order", 2}});
+  nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 3}}},
+                            {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 6}}}};
+  CheckResult resource;
+  resource.name = "resource";
+  resource.status = CheckStatus::violated;
+  resource.summary = "an acknowledged update was lost";
+  resource.witness = witness;
+  const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
+  INFO(text);
+  CHECK(contains(text, "from 0.900 s to 2.500 s; it got through at TCP's retransmission at 4.000 s, 1.500 s after the "
+                       "loss ended: each lost transmission had doubled the retransmission timeout from 200 ms, to "
+                       "1.600 s by then."));
+}
+
+TEST_CASE("back-to-back pauses of one process read as one pause") {
+  HistoryBuilder b;
+  b.fault("pause", "start", ms_to_ns(1000), {{"targets", {"client-2"}}, {"duration_ms", 2000}});
+  b.fault("pause", "end", ms_to_ns(3000), {{"targets", {"client-2"}}, {"duration_ms", 2000}});
+  b.fault("pause", "start", ms_to_ns(3000), {{"targets", {"client-2"}}, {"duration_ms", 4000}});
+  b.fault("pause", "end", ms_to_ns(7000), {{"targets", {"client-2"}}, {"duration_ms", 4000}});
+  b.fault("pause", "start", ms_to_ns(7500), {{"targets", {"client-2"}}, {"duration_ms", 500}});
+  b.fault("pause", "end", ms_to_ns(8000), {{"targets", {"client-2"}}, {"duration_ms", 500}});
+  const auto bands = reports::fault_bands(b.history);
+  REQUIRE(bands.size() == 3);
+  const std::vector<const reports::FaultBand*> all = {&bands[0], &bands[1], &bands[2]};
+  // The third began 500 ms after the second ended: a pause of its own.
+  CHECK(reports::fault_clauses(all) ==
+        "client-2 was paused from 1.000 s to 7.000 s (2 back-to-back pauses) and client-2 was paused from 7.500 s to 8.000 s");
 }
 
 TEST_CASE("fault bands pair starts with ends and name who they hit") {
