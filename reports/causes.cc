@@ -193,6 +193,28 @@ std::vector<const FaultBand*> faults_on_operation(const RunFacts& facts, const s
 
 }  // namespace
 
+std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns) {
+  std::vector<const FaultBand*> out;
+  if (call.member.empty()) return out;
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.start_ns > to_ns || end < call.sent_ns) continue;
+    if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.kind == "clock") continue;
+    const bool link = f.args.contains("from") || f.args.contains("to");
+    bool hits = link ? f.on_link(call.process, call.member) || f.on_link(call.member, call.process)
+                     : f.hits(call.process) || f.hits(call.member);
+    // A member passes what it cannot serve itself to the leader of the moment.
+    for (const auto& t : facts.truth().leaders) {
+      if (t.member == call.member || t.end_ns < std::max(call.sent_ns, f.start_ns) ||
+          t.start_ns > std::min(to_ns, end))
+        continue;
+      hits = hits || (link ? f.on_link(call.member, t.member) || f.on_link(t.member, call.member) : f.hits(t.member));
+    }
+    if (hits) out.push_back(&f);
+  }
+  return out;
+}
+
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns) {
   const HistoryEvent* last = nullptr;
@@ -209,6 +231,11 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
   if (c.sent_ns >= 0) s += " at " + format_seconds(c.sent_ns);
   if (c.call != 0) s += " (call " + std::to_string(c.call) + ")";
   if (c.abandoned_ns) s += " and given up at " + format_seconds(*c.abandoned_ns);
+  if (const CallRecord* call = facts.find_call(c.client, c.call); call != nullptr && c.call != 0) {
+    const auto held = faults_on_call(facts, *call, last->true_ns);
+    if (!held.empty() && last->true_ns - call->sent_ns >= 1'000'000'000)
+      s += ", held on its way while " + fault_clauses(held, 3);
+  }
   return s;
 }
 
@@ -631,8 +658,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
         std::string k = client + "'s keep-alives for it had stopped: the last was sent at " + format_seconds(run_to) +
                         " (call " + std::to_string(last_sent->call) + "), and none of the " +
                         std::to_string(all.size() - first) + " it sent from " + format_seconds(run_from) +
-                        " had been answered by then, and a client gives its lease up when a whole TTL passes "
-                        "without an answer";
+                        " had been answered by then; a session gives its lease up once a whole TTL (" +
+                        std::to_string(lease.ttl_seconds) + " s) has passed since it sent the last keep-alive " +
+                        "that was answered";
+        if (first > 0 && all[first - 1]->outcome == "ok" && all[first - 1]->sent_ns == last_answer_ns)
+          k += " (call " + std::to_string(all[first - 1]->call) + ", sent at " +
+               format_seconds(all[first - 1]->sent_ns) + ", answered at " + format_seconds(all[first - 1]->end_ns) + ")";
+        else
+          k += ", or since the lease's grant at " + format_seconds(last_answer_ns) + " when none was";
         const std::set<std::string> everyone = member_names(facts, leader);
         const std::vector<const CallRecord*> run(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
         for (const auto& f : facts.faults()) {

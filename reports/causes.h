@@ -55,6 +55,11 @@ std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t le
 std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, std::int64_t applied_ns,
                                 std::vector<const FaultBand*>& held);
 
+// The faults that could keep `call` from its answer between its sending and `to_ns`: a pause
+// or crash of its client or of the member it went to, faults on the links between those two,
+// and, where that member was not the leader, on the leader of the moment and its link to it (a
+// member passes on what it cannot serve). In start order.
+std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns);
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);
 

@@ -166,8 +166,9 @@ TEST_CASE("keep-alives that went unanswered and stopped before the last renewal 
   CHECK_FALSE(contains(text, "had given up the acquire"));
   CHECK(cause.find("gave_up") == cause.end());
   CHECK(contains(text, "client-2's keep-alives for it had stopped: the last was sent at 5.600 s (call 16), and none of the 7 it sent "
-                       "from 2.600 s had been answered by then, and a client gives its lease up when a whole TTL "
-                       "passes without an answer; meanwhile member-0 and member-1 crashed from 1.500 s to 6.500 s"));
+                       "from 2.600 s had been answered by then; a session gives its lease up once a whole TTL (5 s) "
+                       "has passed since it sent the last keep-alive that was answered, or since the lease's grant "
+                       "at 1.002 s when none was; meanwhile member-0 and member-1 crashed from 1.500 s to 6.500 s"));
   CHECK(contains(text, "no member led the cluster from 2.600 s to 5.600 s"));
   CHECK(cause.value("keep_alives_stopped_ns", std::int64_t{0}) == ms_to_ns(5600));
 }
@@ -283,8 +284,61 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
   INFO(text);
   CHECK(contains(text, "during client-0's acquire invoked at 1.000 s, which ended fail (deadline-exceeded) at 7.000 s: "
                        "no release of client-0's would delete it, and the acquire's clean-up failed: its delete_range "
-                       "(call 2) to member-0 reached its deadline at 7.000 s (no member led the cluster from 1.500 s "
+                       "(call 2) to member-0 reached its deadline at 7.000 s (no member led the cluster from 2.000 s "
                        "to 7.000 s); it had no lease, so nothing would ever delete it."));
+}
+
+TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a leaderless span after them") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.fault("partition", "start", ms_to_ns(1500), {{"from", {"client-0"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
+  // A cut elsewhere (client-1's link) held none of client-0's calls.
+  b.fault("partition", "start", ms_to_ns(1600), {{"from", {"client-1"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  // No leader after the clean-up had ended: not what held it.
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(7500), {{"member", 0}, {"term", 1}});
+  b.fault("partition", "end", ms_to_ns(8500), {{"from", {"client-0"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
+  b.fault("partition", "end", ms_to_ns(8600), {{"from", {"client-1"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
+  b.truth("member-1", "leader-elected", ms_to_ns(9000), {{"member", 1}, {"term", 2}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "its delete_range (call 2) to member-0 reached its deadline at 7.000 s (on their way the links "
+                       "between client-0 and member-0 were cut (their messages held) from 1.500 s to 8.500 s); it had "
+                       "no lease"));
+}
+
+TEST_CASE("liveness: a creating call whose answer a cut held past its deadline says what held the answer") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.fault("partition", "start", ms_to_ns(990), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 3000}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.fault("partition", "end", ms_to_ns(4500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 3000}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(6000), {{"call", 1}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(6000), {}, {{"error", "deadline-exceeded"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "but client-0 never had its answer (the call ended at 6.000 s: its deadline passed)"));
+  // Held since 1.002 s: retransmissions at 1.202, 1.602, 2.402, 4.002, 7.202 s.
+  CHECK(contains(text, "Its answer did not reach client-0 before the call ended at 6.000 s: the links from member-0 "
+                       "to client-0 were cut (their messages held) from 0.990 s to 4.500 s; TCP resends what a cut "
+                       "link holds at its next retransmission after the heal, about 7.202 s here, after the call's end."));
 }
 
 TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
@@ -309,6 +363,36 @@ TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up sa
   CHECK(contains(text, "its lease 4d had not expired when the history ended (last renewed at 9.000 s, for a keep-alive "
                        "that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s), and the key "
                        "would stay until it did."));
+}
+
+TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.truth("member-0", "lease-granted", ms_to_ns(500), {{"lease", 77}, {"ttl_seconds", 3}});
+  b.truth("member-2", "leader-elected", ms_to_ns(4000), {{"member", 2}, {"term", 2}});
+  b.fault("partition", "start", ms_to_ns(1900), {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.fault("partition", "end", ms_to_ns(7900), {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}});
+  nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
+                            {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
+  b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "its lease 4d (TTL 3 s) had not expired when the history ended (last renewed at 9.000 s, for a "
+                       "keep-alive that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s, held "
+                       "on its way while the links between client-0 and member-1 were cut (their messages held) from 1.900 s to "
+                       "7.900 s; no keep-alive of it was answered after 0.500 s, yet it lived: each new leader extends "
+                       "every lease (elected since then: member-2 at 4.000 s)), and the key would stay until it did."));
 }
 
 TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/causes.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
@@ -54,6 +55,32 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
          " (call" + (one ? " " : "s ") + join_words(numbers) + "), answered at " + format_seconds(last.end_ns) +
          ", " + format_duration(last.end_ns - last.sent_ns) + " after " + (one ? "it was" : "the last was") +
          " sent";
+}
+
+// What kept the answer to `call`, applied at `applied_ns`, from its client until the call ended:
+// "Its answer did not reach client-3 before the call ended at 28.441 s: the link from member-0
+// to client-3 was cut from 23.400 s to 26.500 s; TCP resends what a cut link holds at its next
+// retransmission after the heal, about 29.641 s here." "" when no fault was on its way back.
+std::string answer_held_words(const RunFacts& facts, const CallRecord& call, std::int64_t applied_ns) {
+  std::vector<const FaultBand*> held;
+  for (const FaultBand* f : faults_on_call(facts, call, call.end_ns))
+    if (f->open_end || f->end_ns >= applied_ns) held.push_back(f);
+  if (held.empty()) return "";
+  std::string s = "Its answer did not reach " + call.process + " before the call ended at " +
+                  format_seconds(call.end_ns) + ": " + fault_clauses(held, 4);
+  // A cut of the way back that healed before the call's end held the answer until TCP's next
+  // retransmission after the heal; the answer was first sent when the request was applied.
+  for (const FaultBand* f : held) {
+    if (f->kind != "partition" || f->open_end || !f->on_link(call.member, call.process) ||
+        f->start_ns > applied_ns || f->end_ns >= call.end_ns)
+      continue;
+    const std::int64_t retransmit_ns = next_tcp_retransmission_ns(applied_ns, f->end_ns);
+    if (retransmit_ns > call.end_ns)
+      s += "; TCP resends what a cut link holds at its next retransmission after the heal, about " +
+           format_seconds(retransmit_ns) + " here, after the call's end";
+    break;
+  }
+  return s + ".";
 }
 
 }  // namespace
@@ -221,6 +248,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       // What held the creating request past its client's deadline.
       std::vector<const FaultBand*> held;
       created_late = request_delay_words(facts, by, k.start_ns, held);
+      if (created_late.empty() && call != nullptr && call->end_ns != kStillOpen)
+        created_late = answer_held_words(facts, *call, k.start_ns);
     } else if (failed_acquire != nullptr) {
       const HistoryEvent* done = facts.completion_of(failed_acquire->index);
       s += "; " + request_words(by) + " created it, during " + by.client + "'s acquire invoked at " +
@@ -286,9 +315,33 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       }
       if (!cleanup.empty()) {
         s += ", and the acquire's clean-up failed: " + join_words(cleanup);
-        const std::string gaps =
-            leaderless_words(facts, k.start_ns, done ? done->true_ns : facts.end_ns(), 100'000'000);
-        if (!gaps.empty()) s += " (" + gaps + ")";
+        // What held those calls: the faults on their way, and the spans with no leader while
+        // one was out.
+        std::vector<const FaultBand*> held;
+        std::vector<std::pair<std::int64_t, std::int64_t>> gaps;
+        for (const CallRecord* c : failed) {
+          const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
+          for (const FaultBand* f : faults_on_call(facts, *c, end_ns))
+            if (std::find(held.begin(), held.end(), f) == held.end()) held.push_back(f);
+          for (const auto& gap : facts.leaderless(c->sent_ns, end_ns, 100'000'000))
+            if (std::find(gaps.begin(), gaps.end(), gap) == gaps.end()) gaps.push_back(gap);
+        }
+        std::vector<std::string> why;
+        if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
+        // One call's window ends where the next one's begins: a span cut in two is joined.
+        std::sort(gaps.begin(), gaps.end());
+        for (std::size_t i = 1; i < gaps.size();) {
+          if (gaps[i].first <= gaps[i - 1].second) {
+            gaps[i - 1].second = std::max(gaps[i - 1].second, gaps[i].second);
+            gaps.erase(gaps.begin() + static_cast<std::ptrdiff_t>(i));
+          } else {
+            ++i;
+          }
+        }
+        std::vector<std::string> spans;
+        for (const auto& [a, b] : gaps) spans.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+        if (!spans.empty()) why.push_back("no member led the cluster " + join_words(spans));
+        if (!why.empty()) s += " (" + why.front() + (why.size() > 1 ? "; " + why.back() : std::string()) + ")";
       }
     }
     // Who kept its lease alive meanwhile.
@@ -426,8 +479,21 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
            (l->ttl_seconds > 0 ? " (TTL " + std::to_string(l->ttl_seconds) + " s)" : std::string()) +
            " had not expired when the history ended";
       std::int64_t renewed_ns = -1;
-      if (const std::string unseen = unseen_renewal_words(facts, k.lease, facts.end_ns(), &renewed_ns); !unseen.empty())
-        s += " (last renewed at " + format_seconds(renewed_ns) + ", " + unseen + ")";
+      if (const std::string unseen = unseen_renewal_words(facts, k.lease, facts.end_ns(), &renewed_ns); !unseen.empty()) {
+        s += " (last renewed at " + format_seconds(renewed_ns) + ", " + unseen;
+        // It would have run out before that late renewal but for new leaders: a leader taking
+        // over extends every lease by its TTL.
+        std::int64_t kept_ns = l->granted_ns >= 0 ? l->granted_ns : l->first_seen_ns;
+        for (const CallRecord* c : facts.calls_of(made_for, 0, renewed_ns, "lease_keep_alive"))
+          if (c->lease == k.lease && c->outcome == "ok" && c->end_ns < renewed_ns) kept_ns = std::max(kept_ns, c->end_ns);
+        std::vector<std::string> elected;
+        for (const auto& t : facts.truth().leaders)
+          if (t.start_ns > kept_ns && t.start_ns < renewed_ns) elected.push_back(t.member + " at " + format_seconds(t.start_ns));
+        if (l->ttl_seconds > 0 && kept_ns + l->ttl_seconds * 1'000'000'000 < renewed_ns && !elected.empty())
+          s += "; no keep-alive of it was answered after " + format_seconds(kept_ns) +
+               ", yet it lived: each new leader extends every lease (elected since then: " + join_words(elected) + ")";
+        s += ")";
+      }
       s += ", and the key would stay until it did";
     }
     out.say(s + ".", TimeSpan{k.start_ns, until_ns});
