@@ -215,6 +215,30 @@ std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRe
   return out;
 }
 
+// "no member led the cluster from 7.763 s to 11.382 s": the spans with no leader that took a
+// good part of [from_ns, to_ns] (a quarter of it, or a second), each said whole, from where it
+// began to where it ended; "" when none.
+std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns) {
+  std::vector<std::string> spans;
+  const std::int64_t min_ns = std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4);
+  for (const auto& [a, b] : facts.leaderless(from_ns, to_ns, std::max<std::int64_t>(min_ns, 1))) {
+    std::int64_t began_ns = a, ended_ns = b;
+    for (const auto& [whole_a, whole_b] : facts.leaderless(0, facts.end_ns(), 0))
+      if (whole_a <= a && b <= whole_b) began_ns = whole_a, ended_ns = whole_b;
+    spans.push_back("from " + format_seconds(began_ns) + " to " + format_seconds(ended_ns));
+  }
+  return spans.empty() ? std::string() : "no member led the cluster " + join_words(spans);
+}
+
+std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
+  const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
+  std::vector<std::string> why;
+  if (const auto held = faults_on_call(facts, call, end_ns); !held.empty()) why.push_back(fault_clauses(held, 4));
+  if (const std::string gaps = leaderless_during(facts, call.sent_ns, end_ns); !gaps.empty()) why.push_back(gaps);
+  if (why.empty()) return "";
+  return why.size() == 1 ? why.front() : why.front() + "; " + why.back();
+}
+
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns) {
   const HistoryEvent* last = nullptr;
@@ -409,7 +433,7 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     // Leaderless time counts only where the request could have been waiting for a leader:
     // after it got through, when TCP held it until then.
     const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;
-    if (const std::string gaps = leaderless_words(facts, waiting_from_ns, applied_ns, 1'000'000'000); !gaps.empty())
+    if (const std::string gaps = leaderless_during(facts, waiting_from_ns, applied_ns); !gaps.empty())
       h += "; " + gaps;
     return h + ".";
   }
@@ -845,6 +869,15 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       s += ": a request older than the key itself, left over from before " + holder +
            " created it, applied late";
     story.say(s + ".", TimeSpan{by.sent_ns >= 0 ? by.sent_ns : key.end_ns, key.end_ns});
+    // Why the lock call went unanswered until its client gave up: what held it.
+    if (const CallRecord* lock_call = by.client.empty() ? nullptr : facts.find_call(by.client, by.call);
+        lock_call != nullptr && !by.lock_service.empty() && by.for_request == "lock" && by.abandoned_ns &&
+        lock_call->end_ns != kStillOpen)
+      if (const std::string why = call_held_words(facts, *lock_call); !why.empty())
+        story.say(by.client + "'s lock call " + std::to_string(lock_call->call) + " (sent to " + lock_call->member +
+                      " at " + format_seconds(lock_call->sent_ns) + ") had no answer by its deadline at " +
+                      format_seconds(lock_call->end_ns) + ": " + why + ".",
+                  TimeSpan{lock_call->sent_ns, lock_call->end_ns});
     nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
                             {"key", key.key}, {"request", request_json(by)}};
     if (own_op != nullptr) {

@@ -60,6 +60,11 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
 // and, where that member was not the leader, on the leader of the moment and its link to it (a
 // member passes on what it cannot serve). In start order.
 std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns);
+// What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
+// and the spans with no leader that took a good part of its wait (said from where they began):
+// "member-0 was paused from 6.300 s to 7.400 s; no member led the cluster from 7.763 s to
+// 11.382 s". "" when neither.
+std::string call_held_words(const RunFacts& facts, const CallRecord& call);
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);
 

@@ -341,6 +341,26 @@ TEST_CASE("liveness: a creating call whose answer a cut held past its deadline s
                        "link holds at its next retransmission after the heal, about 7.202 s here, after the call's end."));
 }
 
+TEST_CASE("what held a call names the faults on its way and a leaderless span whole") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.fault("pause", "start", ms_to_ns(900), {{"targets", {"member-1"}}, {"duration_ms", 400}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 7}, {"request", "lock"}, {"member", "member-1"}});
+  b.fault("pause", "end", ms_to_ns(1300), {{"targets", {"member-1"}}, {"duration_ms", 400}});
+  // Another member's pause is on none of its ways while member-0 leads.
+  b.fault("pause", "start", ms_to_ns(1400), {{"targets", {"member-2"}}, {"duration_ms", 100}});
+  b.fault("pause", "end", ms_to_ns(1500), {{"targets", {"member-2"}}, {"duration_ms", 100}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(2000), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(6000), {{"call", 7}, {"outcome", "deadline"}});
+  b.truth("member-2", "leader-elected", ms_to_ns(6500), {{"member", 2}, {"term", 2}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(7000), {{"mode", "exclusive"}});
+  const reports::RunFacts facts(b.history);
+  const reports::CallRecord* call = facts.find_call("client-0", 7);
+  REQUIRE(call != nullptr);
+  CHECK(reports::call_held_words(facts, *call) ==
+        "member-1 was paused from 0.900 s to 1.300 s; no member led the cluster from 2.000 s to 6.500 s");
+}
+
 TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
