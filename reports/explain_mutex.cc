@@ -384,17 +384,23 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                                          !cause.value("deposed_leader", false)
                                      ? facts.truth().find_lease(key->lease)
                                      : nullptr;
-    bool leader_clock_fault = false;
+    // The lessor counts the TTL on its own monotonic clock: a clock fault of its member moves
+    // the lease's end in true time.
+    std::vector<const FaultBand*> lessor_clock;
     if (lease != nullptr)
       for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, earlier.start_ns))
-        leader_clock_fault = leader_clock_fault || f->kind == "clock";
+        if (f->kind == "clock" && f->args.value("clock", std::string("monotonic")) != "wall") lessor_clock.push_back(f);
     const std::int64_t run_out_ns =
-        lease != nullptr ? lease->expiry.renewed_ns + lease->ttl_seconds * 1'000'000'000 : 0;
-    if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 && !leader_clock_fault &&
+        lease != nullptr ? monotonic_deadline_ns(facts.faults(), lease->expired_by, lease->expiry.renewed_ns,
+                                                 lease->ttl_seconds * 1'000'000'000)
+                         : 0;
+    if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 &&
         run_out_ns < earlier.start_ns) {
-      const std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
-                                ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
-                                format_seconds(run_out_ns);
+      std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
+                          ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
+                          format_seconds(run_out_ns);
+      if (!lessor_clock.empty())
+        until += " by " + lease->expired_by + "'s clock (" + fault_clauses(lessor_clock, 3) + ")";
       if (run_out_ns < key->start_ns)
         out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
                     " on a lease that had already run out: " + until + ". The lock was lost before it was taken.",

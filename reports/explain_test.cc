@@ -376,6 +376,24 @@ TEST_CASE("a clock fault is worded by its effect: rate_ppm is the absolute rate"
   CHECK(reports::describe_fault(bands[2]) == "client-2's wall clock jumped back by 1.500 s");
 }
 
+TEST_CASE("a lessor's lease deadline follows its member's monotonic clock faults") {
+  HistoryBuilder b;
+  b.fault("clock", "start", ms_to_ns(2000), {{"targets", {"member-0"}}, {"amount_ms", 1500}, {"clock", "monotonic"}, {"duration_ms", 100}});
+  b.fault("clock", "end", ms_to_ns(2100), {{"targets", {"member-0"}}, {"amount_ms", 1500}, {"clock", "monotonic"}, {"duration_ms", 100}});
+  b.fault("clock", "start", ms_to_ns(3000), {{"targets", {"member-1"}}, {"rate_ppm", 500000}, {"clock", "both"}, {"duration_ms", 2000}});
+  b.fault("clock", "end", ms_to_ns(5000), {{"targets", {"member-1"}}, {"rate_ppm", 500000}, {"clock", "both"}, {"duration_ms", 2000}});
+  b.fault("clock", "start", ms_to_ns(1000), {{"targets", {"member-2"}}, {"amount_ms", 4000}, {"clock", "wall"}, {"duration_ms", 100}});
+  const auto bands = reports::fault_bands(b.history);
+  // A jump forward of 1.5 s at 2 s: a 5 s TTL from 1 s ends at 4.5 s, and stays jumped.
+  CHECK(reports::monotonic_deadline_ns(bands, "member-0", ms_to_ns(1000), ms_to_ns(5000)) == ms_to_ns(4500));
+  // Half speed from 3 s to 5 s: 2 s pass by then, 1 s more at nominal speed.
+  CHECK(reports::monotonic_deadline_ns(bands, "member-1", ms_to_ns(1000), ms_to_ns(5000)) == ms_to_ns(7000));
+  // A wall clock's jump moves no lease.
+  CHECK(reports::monotonic_deadline_ns(bands, "member-2", ms_to_ns(0), ms_to_ns(5000)) == ms_to_ns(5000));
+  // A jump is said at its moment, not as a span.
+  CHECK(reports::fault_span(bands[0]) == "at 2.000 s");
+}
+
 TEST_CASE("a write delayed on its way to the resource is named as the cause of the lost update") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "write", ms_to_ns(1000), {{"base", 0}, {"value", 1}});

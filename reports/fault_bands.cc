@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "lockstep/reports/report_text.h"
@@ -166,6 +167,44 @@ std::string describe_fault(const FaultBand& band) {
            format_duration(int_arg(a, "amount_ms") * 1'000'000);
   const std::string who = join_words(band.processes);
   return "fault " + k + (who.empty() ? std::string(" hit the cluster") : " hit " + who);
+}
+
+std::int64_t monotonic_deadline_ns(const std::vector<FaultBand>& bands, const std::string& member,
+                                   std::int64_t from_ns, std::int64_t ttl_ns) {
+  // The member's monotonic clock faults as changes in true time: a jump, a rate's start, a
+  // rate's end (back to nominal).
+  struct Change {
+    std::int64_t at_ns;
+    std::int64_t jump_ns;  // added to the clock at at_ns
+    double rate;           // the rate from at_ns on; < 0: unchanged
+  };
+  std::vector<Change> changes;
+  double rate = 1.0;
+  for (const FaultBand& b : bands) {
+    if (b.kind != "clock" || !b.hits(member) || b.args.value("clock", std::string("monotonic")) == "wall") continue;
+    const std::int64_t jump_ms = int_arg(b.args, "amount_ms");
+    const std::int64_t rate_ppm = int_arg(b.args, "rate_ppm");
+    const std::int64_t end_ns = b.open_end ? std::numeric_limits<std::int64_t>::max() : b.end_ns;
+    if (jump_ms != 0 && b.start_ns > from_ns) changes.push_back({b.start_ns, jump_ms * 1'000'000, -1});
+    if (rate_ppm <= 0) continue;
+    const double r = static_cast<double>(rate_ppm) / 1e6;
+    if (b.start_ns <= from_ns && end_ns > from_ns) rate = r;
+    if (b.start_ns > from_ns) changes.push_back({b.start_ns, 0, r});
+    if (end_ns > from_ns && end_ns != std::numeric_limits<std::int64_t>::max()) changes.push_back({end_ns, 0, 1.0});
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.at_ns < b.at_ns; });
+  std::int64_t now_ns = from_ns;
+  double remaining_ns = static_cast<double>(ttl_ns);
+  for (const Change& c : changes) {
+    const double passes_ns = static_cast<double>(c.at_ns - now_ns) * rate;
+    if (passes_ns >= remaining_ns) break;
+    remaining_ns -= passes_ns;
+    now_ns = c.at_ns;
+    remaining_ns -= static_cast<double>(c.jump_ns);
+    if (remaining_ns <= 0) return now_ns;
+    if (c.rate >= 0) rate = c.rate;
+  }
+  return now_ns + static_cast<std::int64_t>(remaining_ns / rate);
 }
 
 }  // namespace lockstep::reports

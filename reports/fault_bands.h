@@ -47,4 +47,10 @@ std::string describe_fault(const FaultBand& band);
 // of nominal speed", "ran fast, at 4 times nominal speed", "ran at nominal speed".
 std::string clock_rate_words(std::int64_t rate_ppm);
 
+// When `ttl_ns` of `member`'s monotonic clock, counted from `from_ns` (true time), had passed,
+// in true time: what its lessor takes for a lease's end. Follows the member's clock faults in
+// `bands` (a jump moves the clock at once and stays; a drift sets its rate while it lasts).
+std::int64_t monotonic_deadline_ns(const std::vector<FaultBand>& bands, const std::string& member,
+                                   std::int64_t from_ns, std::int64_t ttl_ns);
+
 }  // namespace lockstep::reports

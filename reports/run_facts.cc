@@ -191,7 +191,10 @@ const HistoryEvent* RunFacts::resource_effect(std::int64_t invoke) const {
 }
 
 std::string fault_span(const FaultBand& band) {
-  if (band.instant()) return "at " + format_seconds(band.start_ns);
+  // A clock's jump is instant and stays: said at its moment, whatever the fault's duration.
+  const bool jump_only = band.kind == "clock" && band.args.value("amount_ms", std::int64_t{0}) != 0 &&
+                         band.args.value("rate_ppm", std::int64_t{0}) <= 0;
+  if (band.instant() || jump_only) return "at " + format_seconds(band.start_ns);
   if (band.open_end) return "from " + format_seconds(band.start_ns) + " until the end of the run";
   return "from " + format_seconds(band.start_ns) + " to " + format_seconds(band.end_ns);
 }
