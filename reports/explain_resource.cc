@@ -59,6 +59,28 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
   return s + ".";
 }
 
+// Two clients believed they held the lock at `at_ns`: why, as the mutual-exclusion check's
+// explanation of the first two of them tells it (its chain, appended to `out`; its cause under
+// "overlap").
+void overlap_at(const RunFacts& facts, std::int64_t at_ns, Story& out) {
+  std::vector<const HoldingInterval*> believers;
+  for (const auto& h : facts.holdings())
+    if (h.start_ns <= at_ns && at_ns <= h.end_ns) believers.push_back(&h);
+  if (believers.size() < 2) return;
+  std::stable_sort(believers.begin(), believers.end(),
+                   [](const HoldingInterval* a, const HoldingInterval* b) { return a->start_ns < b->start_ns; });
+  const auto holding_json = [](const HoldingInterval& h) {
+    return nlohmann::json{{"process", h.process}, {"start_ns", h.start_ns}, {"end_ns", h.end_ns},
+                          {"ended_by", h.ended_by}, {"start_event", h.start_event}};
+  };
+  const Story overlap = explain_mutex(
+      facts, {{"witness", {{"earlier", holding_json(*believers[0])}, {"later", holding_json(*believers[1])}}}});
+  if (overlap.empty()) return;
+  for (std::size_t i = 0; i < overlap.chain_length && i < overlap.sentences.size(); ++i)
+    out.say(overlap.sentences[i], overlap.spans[i]);
+  out.cause["overlap"] = overlap.cause;
+}
+
 void faults_near(const RunFacts& facts, const std::string& client, std::int64_t at_ns,
                  Story& out) {
   auto hit = facts.faults_hitting(client, at_ns, at_ns);
@@ -200,6 +222,7 @@ Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
     out.cause = {{"class", "lost-update"}, {"process", by.value("client", "")}};
     if (by_at) {
       out.say(holders_at(facts, by_at->true_ns));
+      overlap_at(facts, by_at->true_ns, out);
       transit(facts, *by_at, out, out.cause);
       out.end_chain();
       faults_near(facts, by.value("client", ""), by_at->true_ns, out);

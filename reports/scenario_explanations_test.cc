@@ -396,5 +396,26 @@ TEST_CASE("a key created by a duplicated call whose refusal came back says the a
   CHECK_THAT(all, Catch::Contains("it had no lease, so nothing would ever delete it"));
 }
 
+// A lost update whose two writers both believed they held the lock (checked by hand against
+// the history): client-3's keep-alives were dropped from 23.000 s to 63.000 s, its lease expired
+// at 63.428 s and client-0 took the lock; both had read 18 from the paused resource. The
+// resource's explanation says why two clients held the lock, as the mutex check would.
+TEST_CASE("a lost update between two believed holders says why both held the lock") {
+  const auto explanations = testdata_explanations("etcd-mutex-safe-unlock-lost-update-of-two-holders.json");
+  const CheckExplanation* resource = nullptr;
+  for (const auto& x : explanations)
+    if (x.check == "resource") resource = &x;
+  REQUIRE(resource != nullptr);
+  CHECK(resource->cause.value("class", "") == "lost-update");
+  REQUIRE(resource->cause.contains("overlap"));
+  CHECK(resource->cause["overlap"].value("class", "") == "lease-expired");
+  CHECK(resource->cause["overlap"].value("process", "") == "client-3");
+  const std::string all = all_sentences({*resource});
+  CHECK_THAT(all, Catch::Contains("client-0 acquired the lock at 63.432 s (key revision 76) while client-3 still "
+                                  "believed it held the lock since 61.506 s (key revision 74)."));
+  CHECK_THAT(all, Catch::Contains("client-3's lease 1048bff092fea expired at 63.428 s"));
+  CHECK_THAT(all, Catch::Contains("client-3's lease keep-alives were dropped from 23.000 s to 63.000 s"));
+}
+
 }  // namespace
 }  // namespace lockstep::reports
