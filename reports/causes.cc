@@ -596,6 +596,13 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.
     if (keep_alives.empty() && x.renewed_by == "grant") cause["no_keep_alive_in_run"] = true;
+    // Nobody renewed anything: every lease ran its TTL from its grant, faults or not.
+    if (!facts.calls().empty() &&
+        std::none_of(facts.calls().begin(), facts.calls().end(),
+                     [](const CallRecord& c) { return c.request == "lease_keep_alive"; })) {
+      story.say("No client sent a keep-alive in this run: no lease was renewed by its client.");
+      cause["no_keep_alive_by_anyone"] = true;
+    }
   } else {
     std::string k = client + " sent " + count_words(mine.size(), "keep-alive", "keep-alives") +
                     " for it" + since;

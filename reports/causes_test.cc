@@ -341,6 +341,42 @@ TEST_CASE("liveness: a creating call whose answer a cut held past its deadline s
                        "link holds at its next retransmission after the heal, about 7.202 s here, after the call's end."));
 }
 
+TEST_CASE("a lease no client ever renewed says that nobody sent a keep-alive") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.truth("member-0", "lease-granted", ms_to_ns(1000), {{"lease", 9}, {"ttl_seconds", 3}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1001), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1001))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1003), {}, {{"key", "/l"}, {"key_revision", 5}, {"lease", 9}});
+  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(4000)},
+                                 {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}};
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("member-0", "lease-expired", ms_to_ns(4001), expiry);
+  b.truth("etcd", "key-delete", ms_to_ns(4001), {{"key", "/l"}, {"revision", 6}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(4100), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(4100), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(4101), {{"key", "/l"}, {"revision", 7}, {"create_revision", 7}, {"lease", 0},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(4100))}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(4102), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(4102), {}, {{"key", "/l"}, {"key_revision", 7}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(5000));
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
+  REQUIRE(x.size() == 1);
+  std::string text;
+  for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "No client sent a keep-alive in this run: no lease was renewed by its client."));
+  CHECK(contains(text, "client-0 held the lock past the lease's TTL of 3 s"));
+  CHECK_FALSE(contains(text, "although no fault stopped it"));
+  CHECK(x[0].cause.value("no_keep_alive_by_anyone", false));
+}
+
 TEST_CASE("what held a call names the faults on its way and a leaderless span whole") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});

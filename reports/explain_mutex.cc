@@ -423,7 +423,10 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
       // TTL (a lock with a fixed expiry), and did not.
       cause["never_renewed"] = true;
       const LeaseLifetime* fixed = facts.truth().find_lease(key->lease);
-      out.say(earlier.process + " renewed no lease in this run although no fault stopped it, and held the lock "
+      out.say(earlier.process +
+              (cause.value("no_keep_alive_by_anyone", false) ? std::string(" held the lock ")
+                                                             : " renewed no lease in this run although no fault stopped it, "
+                                                               "and held the lock ") +
               "past the lease's TTL" +
               (fixed != nullptr && fixed->ttl_seconds > 0 ? " of " + std::to_string(fixed->ttl_seconds) + " s"
                                                           : std::string()) +

@@ -62,6 +62,8 @@ class RunFacts {
   // else the last key `process` owned that was created at or before `at_ns`.
   const KeyLifetime* key_of(const std::string& process, std::int64_t key_revision,
                             std::int64_t at_ns) const;
+  // Every recorded KV call, in send order.
+  const std::vector<CallRecord>& calls() const { return calls_; }
   // The client's KV calls sent in [from_ns, to_ns] (all requests when `request` is empty), in
   // send order.
   std::vector<const CallRecord*> calls_of(const std::string& process, std::int64_t from_ns,
