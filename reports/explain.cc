@@ -92,7 +92,8 @@ std::string operation_phrase(const RunFacts& facts, const HistoryEvent& invoke) 
   const HistoryEvent* done = facts.completion_of(invoke.index);
   const std::string at = " at " + format_seconds(invoke.true_ns);
   const std::int64_t token = int_of(invoke.args, "token", -1);
-  const std::string with_token = token >= 0 ? " (token " + std::to_string(token) + ")" : "";
+  // Token 0 is a lock's "no token" (fencing tokens are revisions, from 1).
+  const std::string with_token = token > 0 ? " (token " + std::to_string(token) + ")" : "";
   if (invoke.op == "write" || invoke.op == "read") {
     std::string s = invoke.op == "write"
                         ? "wrote " + (invoke.args.contains("value") ? invoke.args["value"].dump() + " " : "") +

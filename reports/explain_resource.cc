@@ -11,13 +11,14 @@ std::string write_words(const nlohmann::json& w) {
   std::string s = w.value("client", std::string("a client")) + "'s write of " +
                   (w.contains("value") ? w["value"].dump() : std::string("?"));
   if (w.contains("base")) s += " computed from " + w["base"].dump();
-  if (w.contains("token")) s += " (token " + w["token"].dump() + ")";
+  if (int_of(w, "token") > 0) s += " (token " + w["token"].dump() + ")";  // 0: the lock has none
   return s;
 }
 
 // Whose the key was at `at_ns`: its creator's, unless a later put took it over (a put keeps
 // the create revision); "nobody known" when the history does not say.
-// Also sets `revision` to the revision of the put that made it so.
+// Also sets `revision` to the revision of the put that made it so (its create revision while
+// its creator owns it).
 std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int64_t at_ns,
                           std::int64_t& revision) {
   std::string owner = k.owner;
@@ -25,14 +26,18 @@ std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int6
   for (const std::int64_t i : k.rewrites) {
     const HistoryEvent* put = facts.event(i);
     if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
-    revision = put->args.value("revision", revision);
     const ChangeCause by = cause_of(*put);
+    std::string writer = owner;
     if (!by.client.empty()) {
-      owner = by.client;
+      writer = by.client;
     } else {
       const std::string value = put->args.value("value", "");
-      if (value.rfind("client-", 0) == 0) owner = value.substr(0, value.find('/'));
+      if (value.rfind("client-", 0) == 0) writer = value.substr(0, value.find('/'));
     }
+    // The owner's own rewrite (a re-entry) keeps the key its own: named by the revision it
+    // was acquired at, not the rewrite's.
+    if (writer != owner) revision = put->args.value("revision", revision);
+    owner = writer;
   }
   return owner.empty() ? "nobody known" : owner;
 }
