@@ -239,6 +239,30 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   return why.size() == 1 ? why.front() : why.front() + "; " + why.back();
 }
 
+std::string late_renewal_words(const RunFacts& facts, const std::string& client, std::int64_t lease,
+                               std::int64_t renewed_ns) {
+  std::vector<const CallRecord*> by;
+  for (const CallRecord* c : facts.calls_of(client, 0, renewed_ns, "lease_keep_alive"))
+    if (c->lease == lease && c->outcome == "ok" && c->end_ns != kStillOpen && c->end_ns >= renewed_ns &&
+        c->end_ns - renewed_ns < 1'000'000'000 && c->end_ns - c->sent_ns >= 1'000'000'000)
+      by.push_back(c);
+  if (by.empty()) return "";
+  std::vector<std::string> sent, numbers;
+  for (const CallRecord* c : by) {
+    sent.push_back(format_seconds(c->sent_ns));
+    numbers.push_back(std::to_string(c->call));
+  }
+  const CallRecord& last = *by.back();
+  const bool one = by.size() == 1;
+  const bool one_member =
+      std::all_of(by.begin(), by.end(), [&](const CallRecord* c) { return c->member == last.member; });
+  return "for " + client + "'s keep-alive" + (one ? "" : "s") + " sent" +
+         (one_member && !last.member.empty() ? " to " + last.member : std::string()) + " at " + join_words(sent) +
+         " (call" + (one ? " " : "s ") + join_words(numbers) + "), answered at " + format_seconds(last.end_ns) +
+         ", " + format_duration(last.end_ns - last.sent_ns) + " after " + (one ? "it was" : "the last was") +
+         " sent";
+}
+
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns) {
   const HistoryEvent* last = nullptr;
@@ -462,7 +486,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     const std::string unseen = unseen_renewal_words(facts, lease.lease, x.renewed_ns, &unseen_ns);
     s += "; " + leader + "'s lessor had last renewed it at " + format_seconds(x.renewed_ns) +
          (x.renewed_by == "keep-alive" && unseen_ns == x.renewed_ns ? " (" + unseen + ")"
-          : x.renewed_by == "keep-alive"      ? " (a keep-alive)"
+          : x.renewed_by == "keep-alive"
+              ? " (" + [&] {
+                  const std::string late = late_renewal_words(facts, client, lease.lease, x.renewed_ns);
+                  return late.empty() ? std::string("a keep-alive") : late;
+                }() + ")"
           : x.renewed_by == "grant"           ? " (its grant)"
           : x.renewed_by == "leader-election" ? " (when " + leader + " became leader)"
                                               : std::string()) +

@@ -65,6 +65,12 @@ std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRe
 // "member-0 was paused from 6.300 s to 7.400 s; no member led the cluster from 7.763 s to
 // 11.382 s". "" when neither.
 std::string call_held_words(const RunFacts& facts, const CallRecord& call);
+// The keep-alives of `client` answered more than a second late that renewed `lease` at
+// `renewed_ns` (several held together arrive together), as a clause: "for client-0's
+// keep-alives sent to member-1 at 10.301 s and 10.801 s (calls 19 and 20), answered at 13.398 s,
+// 2.597 s after the last was sent"; "" when the renewal came from a prompt answer.
+std::string late_renewal_words(const RunFacts& facts, const std::string& client, std::int64_t lease,
+                               std::int64_t renewed_ns);
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);
 

@@ -35,26 +35,9 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
   if (const std::string unseen = unseen_renewal_words(facts, lease.lease, *lease.expired_ns, nullptr);
       !unseen.empty())
     return s + ", " + unseen;
-  std::vector<const CallRecord*> by;
-  for (const CallRecord* c : facts.calls_of(client, 0, renewed_ns, "lease_keep_alive"))
-    if (c->lease == lease.lease && c->outcome == "ok" && c->end_ns != kStillOpen && c->end_ns >= renewed_ns &&
-        c->end_ns - renewed_ns < 500'000'000 && c->end_ns - c->sent_ns >= 1'000'000'000)
-      by.push_back(c);
-  if (by.empty()) return s;
-  std::vector<std::string> sent, numbers;
-  for (const CallRecord* c : by) {
-    sent.push_back(format_seconds(c->sent_ns));
-    numbers.push_back(std::to_string(c->call));
-  }
-  const CallRecord& last = *by.back();
-  const bool one = by.size() == 1;
-  const bool one_member =
-      std::all_of(by.begin(), by.end(), [&](const CallRecord* c) { return c->member == last.member; });
-  return s + ", for " + client + "'s keep-alive" + (one ? "" : "s") + " sent" +
-         (one_member && !last.member.empty() ? " to " + last.member : std::string()) + " at " + join_words(sent) +
-         " (call" + (one ? " " : "s ") + join_words(numbers) + "), answered at " + format_seconds(last.end_ns) +
-         ", " + format_duration(last.end_ns - last.sent_ns) + " after " + (one ? "it was" : "the last was") +
-         " sent";
+  if (const std::string late = late_renewal_words(facts, client, lease.lease, renewed_ns); !late.empty())
+    return s + ", " + late;
+  return s;
 }
 
 // What kept the answer to `call`, applied at `applied_ns`, from its client until the call ended:

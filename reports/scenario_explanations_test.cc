@@ -417,5 +417,21 @@ TEST_CASE("a lost update between two believed holders says why both held the loc
   CHECK_THAT(all, Catch::Contains("client-3's lease keep-alives were dropped from 23.000 s to 63.000 s"));
 }
 
+// A session that gave its lease up, then late answers that renewed the lease once more
+// (checked by hand against the history): client-4's keep-alive call 14, sent at 6.935 s, was its
+// last answered before the run of unanswered ones; the session's rule counts the TTL from that
+// send. Calls 19 to 22, delayed on client-4's links, were answered together at 13.398 s and had
+// renewed the lease at 12.834 s, which is why it lived until 17.935 s.
+TEST_CASE("a session's give-up is worded as sessions count it and a late-answered renewal is named") {
+  const std::string all = all_sentences(testdata_explanations("txn-try-lock-session-gave-up-then-renewed-late.json"));
+  INFO(all);
+  CHECK_THAT(all, Catch::Contains("a session gives its lease up once a whole TTL (5 s) has passed since it sent the "
+                                  "last keep-alive that was answered (call 14, sent at 6.935 s, answered at 8.635 s)"));
+  CHECK_THAT(all, Catch::Contains("member-0's lessor had last renewed it at 12.834 s (for client-4's keep-alives sent "
+                                  "to member-1 at 10.301 s, 10.801 s, 11.301 s and 11.801 s (calls 19, 20, 21 and 22), "
+                                  "answered at 13.398 s, 1.597 s after the last was sent)"));
+  CHECK_THAT(all, !Catch::Contains("when a whole TTL passes without an answer"));
+}
+
 }  // namespace
 }  // namespace lockstep::reports
