@@ -218,16 +218,29 @@ std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRe
 // "no member led the cluster from 7.763 s to 11.382 s": the spans with no leader that took a
 // good part of [from_ns, to_ns] (a quarter of it, or a second), each said whole, from where it
 // began to where it ended; "" when none.
-std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns) {
-  std::vector<std::string> spans;
-  const std::int64_t min_ns = std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4);
+std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const RunFacts& facts,
+                                                                          std::int64_t from_ns, std::int64_t to_ns,
+                                                                          std::int64_t min_ns) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  const auto whole = facts.leaderless(0, facts.end_ns(), 0);
   for (const auto& [a, b] : facts.leaderless(from_ns, to_ns, std::max<std::int64_t>(min_ns, 1))) {
-    std::int64_t began_ns = a, ended_ns = b;
-    for (const auto& [whole_a, whole_b] : facts.leaderless(0, facts.end_ns(), 0))
-      if (whole_a <= a && b <= whole_b) began_ns = whole_a, ended_ns = whole_b;
-    spans.push_back("from " + format_seconds(began_ns) + " to " + format_seconds(ended_ns));
+    std::pair<std::int64_t, std::int64_t> span{a, b};
+    for (const auto& [whole_a, whole_b] : whole)
+      if (whole_a <= a && b <= whole_b) span = {whole_a, whole_b};
+    if (std::find(spans.begin(), spans.end(), span) == spans.end()) spans.push_back(span);
   }
-  return spans.empty() ? std::string() : "no member led the cluster " + join_words(spans);
+  return spans;
+}
+
+std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
+  std::vector<std::string> words;
+  for (const auto& [a, b] : spans) words.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+  return words.empty() ? std::string() : "no member led the cluster " + join_words(words);
+}
+
+std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns) {
+  return leaderless_span_words(
+      whole_leaderless_spans(facts, from_ns, to_ns, std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4)));
 }
 
 std::string call_held_words(const RunFacts& facts, const CallRecord& call) {

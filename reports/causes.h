@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,13 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
 // and, where that member was not the leader, on the leader of the moment and its link to it (a
 // member passes on what it cannot serve). In start order.
 std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns);
+// The spans with no leader of at least `min_ns` within [from_ns, to_ns], each widened to the
+// whole span the history records (from the step-down to the next election), in time order.
+std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const RunFacts& facts,
+                                                                          std::int64_t from_ns, std::int64_t to_ns,
+                                                                          std::int64_t min_ns);
+// "no member led the cluster from 7.763 s to 11.382 s and from ..."; "" for none.
+std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
 // What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
 // and the spans with no leader that took a good part of its wait (said from where they began):
 // "member-0 was paused from 6.300 s to 7.400 s; no member led the cluster from 7.763 s to

@@ -284,8 +284,8 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
   INFO(text);
   CHECK(contains(text, "during client-0's acquire invoked at 1.000 s, which ended fail (deadline-exceeded) at 7.000 s: "
                        "no release of client-0's would delete it, and the acquire's clean-up failed: its delete_range "
-                       "(call 2) to member-0 reached its deadline at 7.000 s (no member led the cluster from 2.000 s "
-                       "to 7.000 s); it had no lease, so nothing would ever delete it."));
+                       "(call 2) to member-0 reached its deadline at 7.000 s (no member led the cluster from 1.500 s "
+                       "to 9.000 s); it had no lease, so nothing would ever delete it."));
 }
 
 TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a leaderless span after them") {
@@ -315,6 +315,36 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
   CHECK(contains(text, "its delete_range (call 2) to member-0 reached its deadline at 7.000 s (on their way the links "
                        "between client-0 and member-0 were cut (their messages held) from 1.500 s to 8.500 s); it had "
                        "no lease"));
+}
+
+TEST_CASE("liveness: a waiter whose key came first in line before its acquire gave up says so") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.fault("partition", "start", ms_to_ns(1500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(2000));
+  b.truth("etcd", "key-delete", ms_to_ns(2001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(2000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(2002));
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.fault("partition", "end", ms_to_ns(8500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "which ended fail (deadline-exceeded) at 7.000 s, although its key had been first in line since "
+                       "2.001 s (when client-1's key of revision 4 was deleted), and the acquire did not take the lock "
+                       "before it ended: meanwhile the links from member-0 to client-0 were cut (their messages held) "
+                       "from 1.500 s to 8.500 s; so no release of client-0's would delete it"));
 }
 
 TEST_CASE("liveness: a creating call whose answer a cut held past its deadline says what held the answer") {
@@ -437,6 +467,7 @@ TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
   b.fault("partition", "end", ms_to_ns(7900), {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}});
   nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
                             {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
+  b.truth("member-0", "lease-renewed", ms_to_ns(8000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
   b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
   const reports::RunFacts facts(b.history);
@@ -448,7 +479,8 @@ TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
                        "keep-alive that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s, held "
                        "on its way while the links between client-0 and member-1 were cut (their messages held) from 1.900 s to "
                        "7.900 s; no keep-alive of it was answered after 0.500 s, yet it lived: each new leader extends "
-                       "every lease (elected since then: member-2 at 4.000 s)), and the key would stay until it did."));
+                       "every lease (elected since then: member-2 at 4.000 s), and keep-alives its client had given up "
+                       "renewed it at 8.000 s too), and the key would stay until it did."));
 }
 
 TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {

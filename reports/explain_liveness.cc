@@ -40,6 +40,14 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
   return s;
 }
 
+// Whether any acquire of the history asked for the shared mode (a reader's).
+bool any_shared_acquire(const RunFacts& facts) {
+  return std::any_of(facts.history().events.begin(), facts.history().events.end(), [](const HistoryEvent& e) {
+    return e.kind == EventKind::invoke && e.op == "acquire" && e.args.is_object() &&
+           e.args.value("mode", std::string()) == "shared";
+  });
+}
+
 // What kept the answer to `call`, applied at `applied_ns`, from its client until the call ended:
 // "Its answer did not reach client-3 before the call ended at 28.441 s: the link from member-0
 // to client-3 was cut from 23.400 s to 26.500 s; TCP resends what a cut link holds at its next
@@ -273,6 +281,37 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           s += ";";
         }
       }
+      // A waiter's key that came first in line before the acquire gave up: the news (its
+      // predecessor's deletion) did not reach it. Said for exclusive locks whose keys share a
+      // prefix (a shared mode waits on writers only).
+      if (done != nullptr && done->kind != EventKind::ok && !any_shared_acquire(facts)) {
+        const std::string prefix = k.key.substr(0, k.key.rfind('/') + 1);
+        const KeyLifetime* last_ahead = nullptr;
+        bool still_ahead = false;
+        for (const auto& other : facts.truth().keys) {
+          if (&other == &k || !facts.is_lock_key(other) || other.create_revision >= k.create_revision ||
+              other.key.rfind(prefix, 0) != 0 || other.end_ns <= k.start_ns)
+            continue;
+          if (other.end_ns >= done->true_ns) still_ahead = true;
+          else if (last_ahead == nullptr || other.end_ns > last_ahead->end_ns) last_ahead = &other;
+        }
+        if (!still_ahead && last_ahead != nullptr) {
+          std::vector<const FaultBand*> held;
+          for (const FaultBand* f : facts.faults_hitting(by.client, last_ahead->end_ns, done->true_ns)) {
+            // The waiter's own stops, and its links with the members both ways (the news comes
+            // in; a waiter may have to read again before it takes the lock).
+            bool on_way = f->kind == "pause" || f->kind == "crash";
+            for (const auto& t : facts.truth().leaders)
+              on_way = on_way || f->on_link(t.member, by.client) || f->on_link(by.client, t.member);
+            if (on_way && f->kind != "duplicate" && f->kind != "reorder") held.push_back(f);
+          }
+          s += ", although its key had been first in line since " + format_seconds(last_ahead->end_ns) + " (when " +
+               (last_ahead->owner.empty() ? std::string("the") : last_ahead->owner + "'s") + " key of revision " +
+               std::to_string(last_ahead->create_revision) + " was deleted)" +
+               ", and the acquire did not take the lock before it ended" +
+               (held.empty() ? std::string(";") : ": meanwhile " + fault_clauses(held, 3) + ";");
+        }
+      }
       s += (s.back() == ';' ? " so no release of " : ": no release of ") + by.client + "'s would delete it";
       // The acquire's own clean-up of its key (a delete, a revoke of its lease) that failed.
       std::vector<const CallRecord*> failed;
@@ -306,24 +345,13 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
           for (const FaultBand* f : faults_on_call(facts, *c, end_ns))
             if (std::find(held.begin(), held.end(), f) == held.end()) held.push_back(f);
-          for (const auto& gap : facts.leaderless(c->sent_ns, end_ns, 100'000'000))
+          for (const auto& gap : whole_leaderless_spans(facts, c->sent_ns, end_ns, 100'000'000))
             if (std::find(gaps.begin(), gaps.end(), gap) == gaps.end()) gaps.push_back(gap);
         }
         std::vector<std::string> why;
         if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
-        // One call's window ends where the next one's begins: a span cut in two is joined.
         std::sort(gaps.begin(), gaps.end());
-        for (std::size_t i = 1; i < gaps.size();) {
-          if (gaps[i].first <= gaps[i - 1].second) {
-            gaps[i - 1].second = std::max(gaps[i - 1].second, gaps[i].second);
-            gaps.erase(gaps.begin() + static_cast<std::ptrdiff_t>(i));
-          } else {
-            ++i;
-          }
-        }
-        std::vector<std::string> spans;
-        for (const auto& [a, b] : gaps) spans.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-        if (!spans.empty()) why.push_back("no member led the cluster " + join_words(spans));
+        if (const std::string words = leaderless_span_words(gaps); !words.empty()) why.push_back(words);
         if (!why.empty()) s += " (" + why.front() + (why.size() > 1 ? "; " + why.back() : std::string()) + ")";
       }
     }
@@ -472,9 +500,24 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         std::vector<std::string> elected;
         for (const auto& t : facts.truth().leaders)
           if (t.start_ns > kept_ns && t.start_ns < renewed_ns) elected.push_back(t.member + " at " + format_seconds(t.start_ns));
-        if (l->ttl_seconds > 0 && kept_ns + l->ttl_seconds * 1'000'000'000 < renewed_ns && !elected.empty())
-          s += "; no keep-alive of it was answered after " + format_seconds(kept_ns) +
-               ", yet it lived: each new leader extends every lease (elected since then: " + join_words(elected) + ")";
+        // And keep-alives its client had given up, let through late, before the last of them.
+        std::vector<std::string> late;
+        for (const auto& e : facts.history().events) {
+          if (e.true_ns >= renewed_ns) break;
+          // (Several held keep-alives arrive together: those of the last renewal's moment are it.)
+          if (e.kind != EventKind::truth || e.op != "lease-renewed" || e.true_ns <= kept_ns ||
+              renewed_ns - e.true_ns < 1'000'000 || e.args.value("lease", std::int64_t{0}) != k.lease)
+            continue;
+          const std::string at = format_seconds(e.true_ns);
+          if (std::find(late.begin(), late.end(), at) == late.end()) late.push_back(at);
+        }
+        std::vector<std::string> kept_by;
+        if (!elected.empty())
+          kept_by.push_back("each new leader extends every lease (elected since then: " + join_words(elected) + ")");
+        if (!late.empty()) kept_by.push_back("keep-alives its client had given up renewed it at " + join_words(late) + " too");
+        if (l->ttl_seconds > 0 && kept_ns + l->ttl_seconds * 1'000'000'000 < renewed_ns && !kept_by.empty())
+          s += "; no keep-alive of it was answered after " + format_seconds(kept_ns) + ", yet it lived: " +
+               kept_by.front() + (kept_by.size() > 1 ? ", and " + kept_by.back() : std::string());
         s += ")";
       }
       s += ", and the key would stay until it did";
