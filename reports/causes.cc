@@ -921,11 +921,30 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     if (const CallRecord* lock_call = by.client.empty() ? nullptr : facts.find_call(by.client, by.call);
         lock_call != nullptr && !by.lock_service.empty() && by.for_request == "lock" && by.abandoned_ns &&
         lock_call->end_ns != kStillOpen)
-      if (const std::string why = call_held_words(facts, *lock_call); !why.empty())
+    {
+      // The lock key it waited behind at its deadline (the newest older one of the same
+      // prefix), and what held the call.
+      const std::string prefix = key.key.substr(0, key.key.rfind('/') + 1);
+      const KeyLifetime* ahead = nullptr;
+      for (const auto& other : facts.truth().keys)
+        if (&other != &key && facts.is_lock_key(other) && other.key.rfind(prefix, 0) == 0 &&
+            other.create_revision < key.create_revision && other.start_ns <= lock_call->end_ns &&
+            other.end_ns > lock_call->end_ns && (ahead == nullptr || other.create_revision > ahead->create_revision))
+          ahead = &other;
+      std::vector<std::string> why;
+      if (ahead != nullptr)
+        why.push_back("it waited behind " + (ahead->owner.empty() ? std::string("the") : ahead->owner + "'s") +
+                      " key (revision " + std::to_string(ahead->create_revision) + "), which stood until " +
+                      (ahead->end_ns == kStillOpen ? std::string("the end") : format_seconds(ahead->end_ns)));
+      if (const std::string held = call_held_words(facts, *lock_call); !held.empty())
+        why.push_back((ahead != nullptr ? "meanwhile " : "") + held);
+      if (!why.empty())
         story.say(by.client + "'s lock call " + std::to_string(lock_call->call) + " (sent to " + lock_call->member +
                       " at " + format_seconds(lock_call->sent_ns) + ") had no answer by its deadline at " +
-                      format_seconds(lock_call->end_ns) + ": " + why + ".",
+                      format_seconds(lock_call->end_ns) + ": " + why.front() +
+                      (why.size() > 1 ? "; " + why.back() : std::string()) + ".",
                   TimeSpan{lock_call->sent_ns, lock_call->end_ns});
+    }
     nlohmann::json cause = {{"class", "key-deleted-by-request"}, {"process", holder},
                             {"key", key.key}, {"request", request_json(by)}};
     if (own_op != nullptr) {

@@ -400,7 +400,8 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                           ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
                           format_seconds(run_out_ns);
       if (!lessor_clock.empty())
-        until += " by " + lease->expired_by + "'s clock (" + fault_clauses(lessor_clock, 3) + ")";
+        until += " (in true time, as " + lease->expired_by + "'s faulted clock counted the TTL: " +
+                 fault_clauses(lessor_clock, 3) + ")";
       if (run_out_ns < key->start_ns)
         out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
                     " on a lease that had already run out: " + until + ". The lock was lost before it was taken.",

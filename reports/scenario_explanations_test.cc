@@ -433,5 +433,16 @@ TEST_CASE("a session's give-up is worded as sessions count it and a late-answere
   CHECK_THAT(all, !Catch::Contains("when a whole TTL passes without an answer"));
 }
 
+// A lock call given up (checked by hand against the history): client-1's lock call 40 waited
+// behind client-0's key (revision 43), whose unlock was not applied while no member led; the
+// lock service's clean-up then deleted client-1's key, which its next lock call was granted on.
+TEST_CASE("a lock call given up says which key it waited behind and what held it") {
+  const std::string all = all_sentences(testdata_explanations("etcd-lock-rpc-lock-call-given-up-behind-a-key.json"));
+  INFO(all);
+  CHECK_THAT(all, Catch::Contains("client-1's lock call 40 (sent to member-1 at 9.154 s) had no answer by its deadline "
+                                  "at 14.154 s: it waited behind client-0's key (revision 43), which stood until "
+                                  "14.569 s; meanwhile no member led the cluster from 9.204 s to 11.260 s."));
+}
+
 }  // namespace
 }  // namespace lockstep::reports
