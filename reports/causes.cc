@@ -575,15 +575,20 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // The client's keep-alives for this lease in the window (and one sent before it still in
   // flight then), and how they ended.
   const auto keep_alives = facts.calls_of(client, 0, to_ns, "lease_keep_alive");
+  // The keep-alive that made the last renewal: the latest sent before it that was answered
+  // after it (the answer may be slow: the lessor renews on arrival).
+  const CallRecord* renewing = nullptr;
+  if (x.renewed_by == "keep-alive")
+    for (const CallRecord* c : keep_alives)
+      if (c->lease == lease.lease && c->outcome == "ok" && c->sent_ns <= from_ns && c->end_ns != kStillOpen &&
+          c->end_ns >= from_ns && (renewing == nullptr || c->sent_ns > renewing->sent_ns))
+        renewing = c;
   std::vector<const CallRecord*> mine;
   std::set<std::string> members = {leader};
   for (const CallRecord* c : keep_alives) {
     // One sent before the window counts when it was still unanswered at its start, unless it
-    // is the keep-alive that renewed the lease then (its reply arriving just after).
-    if (c->lease != lease.lease || c->end_ns <= from_ns) continue;
-    if (c->sent_ns < from_ns && c->outcome == "ok" && x.renewed_by == "keep-alive" &&
-        c->end_ns - from_ns < 1'000'000'000)
-      continue;
+    // is the keep-alive that renewed the lease then.
+    if (c->lease != lease.lease || c->end_ns <= from_ns || c == renewing) continue;
     // Nor when a keep-alive sent after it, before the window, was answered: the lease was
     // renewed after it was sent, so whatever held it stopped no renewal that mattered.
     if (c->sent_ns < from_ns &&
@@ -633,6 +638,20 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
+    // A session sends its next keep-alive a third of the TTL after the last answer: one
+    // answered late pushes the next past the lease's end, though the lessor renewed it early.
+    if (renewing != nullptr && lease.ttl_seconds > 0) {
+      const std::int64_t next_due_ns =
+          renewing != nullptr ? renewing->end_ns + lease.ttl_seconds * 1'000'000'000 / 3 : 0;
+      if (renewing != nullptr && renewing->end_ns - from_ns >= 500'000'000 && next_due_ns >= to_ns)
+        story.say("The answer to the keep-alive that renewed it (call " + std::to_string(renewing->call) +
+                      ", sent at " + format_seconds(renewing->sent_ns) + ") reached " + client + " only at " +
+                      format_seconds(renewing->end_ns) + ", " + format_duration(renewing->end_ns - from_ns) +
+                      " after the renewal; a session sends its next keep-alive a third of the TTL after an answer, "
+                      "so the next was due at " + format_seconds(next_due_ns) + ", after " + leader +
+                      "'s lessor found the lease expired.",
+                  TimeSpan{renewing->sent_ns, next_due_ns});
+    }
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.

@@ -407,6 +407,47 @@ TEST_CASE("a lease no client ever renewed says that nobody sent a keep-alive") {
   CHECK(x[0].cause.value("no_keep_alive_by_anyone", false));
 }
 
+TEST_CASE("a keep-alive answered late that pushed the next one past the lease's end is named") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.truth("member-0", "lease-granted", ms_to_ns(1000), {{"lease", 9}, {"ttl_seconds", 3}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1001), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1001))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1003), {}, {{"key", "/l"}, {"key_revision", 5}, {"lease", 9}});
+  // Renewed on arrival at 2.001 s; the answer, delayed on its way back, arrives at 4.200 s.
+  b.fault("delay", "start", ms_to_ns(1900), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"amount_ms", 2200}, {"duration_ms", 200}, {"symmetric", false}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 9}});
+  b.fault("delay", "end", ms_to_ns(2100), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"amount_ms", 2200}, {"duration_ms", 200}, {"symmetric", false}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(4200), {{"call", 2}, {"outcome", "ok"}});
+  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(5001)},
+                                 {"renewed_ns", ms_to_ns(2001)}, {"renewed_by", "keep-alive"}};
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("member-0", "lease-expired", ms_to_ns(5002), expiry);
+  b.truth("etcd", "key-delete", ms_to_ns(5002), {{"key", "/l"}, {"revision", 6}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(5100), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(5100), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(5101), {{"key", "/l"}, {"revision", 7}, {"create_revision", 7}, {"lease", 0},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(5100))}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(5102), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(5102), {}, {{"key", "/l"}, {"key_revision", 7}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(5150));
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
+  REQUIRE(x.size() == 1);
+  std::string text;
+  for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "The answer to the keep-alive that renewed it (call 2, sent at 2.000 s) reached client-0 only at "
+                       "4.200 s, 2.199 s after the renewal; a session sends its next keep-alive a third of the TTL "
+                       "after an answer, so the next was due at 5.200 s, after member-0's lessor found the lease "
+                       "expired."));
+}
+
 TEST_CASE("what held a call names the faults on its way and a leaderless span whole") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
