@@ -757,6 +757,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                format_seconds(all[first - 1]->sent_ns) + ", answered at " + format_seconds(all[first - 1]->end_ns) + ")";
         else
           k += ", or since the lease's grant at " + format_seconds(last_answer_ns) + " when none was";
+        // It checks when a keep-alive is due: the next after the last it sent.
+        k += ", and it gave this one up at its next check, about " + format_seconds(run_to + spacing_ns);
         const std::set<std::string> everyone = member_names(facts, leader);
         const std::vector<const CallRecord*> run(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
         for (const auto& f : facts.faults()) {

@@ -218,7 +218,8 @@ TEST_CASE("a lease given up during a leaderless span says its keep-alives went u
   CHECK(all.find("client-1's keep-alives for it had stopped: the last was sent at 31.373 s (call 126), and "
                  "none of the 6 it sent from 28.873 s had been answered by then; a session gives its lease up "
                  "once a whole TTL (5 s) has passed since it sent the last keep-alive that was answered (call "
-                 "119, sent at 26.738 s, answered at 27.207 s); no member led the cluster from "
+                 "119, sent at 26.738 s, answered at 27.207 s), and it gave this one up at its next check, about "
+                 "31.873 s; no member led the cluster from "
                  "28.873 s to 31.373 s.") != std::string::npos);
 }
 
@@ -261,7 +262,7 @@ TEST_CASE("a link fault on no keep-alive's way is not named as what stopped the 
   const std::string all = all_sentences(explanations);
   INFO(all);
   CHECK(all.find("since it sent the last keep-alive that was answered (call 110, sent at 24.365 s, answered at "
-                 "26.462 s); meanwhile messages "
+                 "26.462 s), and it gave this one up at its next check, about 29.629 s; meanwhile messages "
                  "between member-2 and each of member-0 and member-1 were delayed by 752 ms from 22.106 s to "
                  "33.606 s and messages from member-2 to member-0 and member-1 were delayed by 590 ms from "
                  "23.513 s to 30.113 s.") != std::string::npos);
@@ -286,12 +287,14 @@ TEST_CASE("each client whose lease is gone gets the reason its own lease expired
   CHECK(all.find("client-2's keep-alives for it had stopped: the last was sent at 11.348 s (call 59), and none of "
                  "the 7 it sent from 8.348 s had been answered by then; a session gives its lease up once a "
                  "whole TTL (5 s) has passed since it sent the last keep-alive that was answered, or since the "
-                 "lease's grant at 6.685 s when none was; no member led the cluster from 8.348 s to 11.348 s.") !=
+                 "lease's grant at 6.685 s when none was, and it gave this one up at its next check, about "
+                 "11.848 s; no member led the cluster from 8.348 s to 11.348 s.") !=
         std::string::npos);
   CHECK(all.find("client-1's keep-alives for it had stopped: the last was sent at 11.314 s (call 62), and none of "
                  "the 7 it sent from 8.314 s had been answered by then; a session gives its lease up once a "
                  "whole TTL (5 s) has passed since it sent the last keep-alive that was answered (call 39, sent "
-                 "at 6.646 s, answered at 6.648 s); no member led the cluster from 8.314 s to 11.314 s.") !=
+                 "at 6.646 s, answered at 6.648 s), and it gave this one up at its next check, about 11.814 s; "
+                 "no member led the cluster from 8.314 s to 11.314 s.") !=
         std::string::npos);
   CHECK(all.find("client-0's keep-alives for it had stopped: the last was sent at 19.894 s (call 70)") !=
         std::string::npos);
