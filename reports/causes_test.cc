@@ -2,6 +2,8 @@
 // known: each sentence must name what the history shows, and nothing it does not.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "lockstep/checker/mutex_checker.h"
 #include "lockstep/reports/causes.h"
 #include "lockstep/reports/explain.h"
@@ -28,6 +30,32 @@ void call(HistoryBuilder& b, const std::string& client, std::int64_t id, const s
   nlohmann::json end = {{"call", id}, {"outcome", outcome}};
   if (!error.empty()) end["error"] = error;
   b.add(client, EventKind::trace, "kv-end", end_ns, end);
+}
+
+// client-0's acquire invoked at 1.000 s, whose txn (call 1, to member-0) created `key` (revision
+// `revision`, no lease) at 1.002 s and was answered at 1.003 s.
+void key_created_by_acquire(HistoryBuilder& b, const std::string& key, std::int64_t revision) {
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", key}, {"revision", revision}, {"create_revision", revision},
+                                        {"lease", 0}, {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+}
+
+// The cause of a lease renewal by client-0's keep-alive call 2, sent to member-1 at 2.000 s and
+// given up at 7.000 s.
+nlohmann::json renewal_by_call_2() {
+  return {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
+          {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
+}
+
+// The liveness check's explanation of `b`'s history (client-1 waited), one sentence a line.
+std::string liveness_sentences(const HistoryBuilder& b) {
+  const reports::RunFacts facts(b.history);
+  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  return text;
 }
 
 TEST_CASE("a key its holder's own release deleted is said to be that release's, with the revoke it lost") {
@@ -267,20 +295,13 @@ TEST_CASE("a pause of the holder that stopped no keep-alive but kept it holding 
 TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up that failed") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  key_created_by_acquire(b, "/l/a", 5);
   b.truth("member-0", "leader-stepped-down", ms_to_ns(1500), {{"member", 0}, {"term", 1}});
   b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
   b.truth("member-1", "leader-elected", ms_to_ns(9000), {{"member", 1}, {"term", 2}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = liveness_sentences(b);
   INFO(text);
   CHECK(contains(text, "during client-0's acquire invoked at 1.000 s, which ended fail (deadline-exceeded) at 7.000 s: "
                        "no release of client-0's would delete it, and the acquire's clean-up failed: its delete_range "
@@ -291,11 +312,7 @@ TEST_CASE("liveness: a key left by a failed acquire names the acquire's clean-up
 TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a leaderless span after them") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  key_created_by_acquire(b, "/l/a", 5);
   b.fault("partition", "start", ms_to_ns(1500), {{"from", {"client-0"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
   // A cut elsewhere (client-1's link) held none of client-0's calls.
   b.fault("partition", "start", ms_to_ns(1600), {{"from", {"client-1"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
@@ -307,10 +324,7 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
   b.fault("partition", "end", ms_to_ns(8500), {{"from", {"client-0"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
   b.fault("partition", "end", ms_to_ns(8600), {{"from", {"client-1"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 7000}});
   b.truth("member-1", "leader-elected", ms_to_ns(9000), {{"member", 1}, {"term", 2}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = liveness_sentences(b);
   INFO(text);
   CHECK(contains(text, "its delete_range (call 2) to member-0 reached its deadline at 7.000 s (on their way the links "
                        "between client-0 and member-0 were cut (their messages held) from 1.500 s to 8.500 s); it had "
@@ -336,10 +350,7 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
   b.fault("partition", "end", ms_to_ns(8500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = liveness_sentences(b);
   INFO(text);
   CHECK(contains(text, "which ended fail (deadline-exceeded) at 7.000 s, although its key had been first in line since "
                        "2.001 s (when client-1's key of revision 4 was deleted), and the acquire did not take the lock "
@@ -359,10 +370,7 @@ TEST_CASE("liveness: a creating call whose answer a cut held past its deadline s
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(6000), {{"call", 1}, {"outcome", "deadline"}});
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(6000), {}, {{"error", "deadline-exceeded"}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = liveness_sentences(b);
   INFO(text);
   CHECK(contains(text, "but client-0 never had its answer (the call ended at 6.000 s: its deadline passed)"));
   // Held since 1.002 s: retransmissions at 1.202, 1.602, 2.402, 4.002, 7.202 s.
@@ -371,7 +379,12 @@ TEST_CASE("liveness: a creating call whose answer a cut held past its deadline s
                        "link holds at its next retransmission after the heal, about 7.202 s here, after the call's end."));
 }
 
-TEST_CASE("a lease no client ever renewed says that nobody sent a keep-alive") {
+// client-0 acquired /l (revision 5) under lease 9 (TTL 3 s, granted at 1.000 s); `meanwhile`
+// adds what happened next; the lease then expired as `expiry` says (its lessor member-0 found it
+// expired at found_ns, the key went 1 ms later), client-1 took the lock 100 ms after that, and
+// client-0 released at +150 ms. The mutual-exclusion check's explanation, in sentences.
+std::string explanation_of_lost_lease(const std::function<void(HistoryBuilder&)>& meanwhile,
+                                      const nlohmann::json& expiry, nlohmann::json* cause_found) {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   b.truth("member-0", "lease-granted", ms_to_ns(1000), {{"lease", 9}, {"ttl_seconds", 3}});
@@ -381,66 +394,58 @@ TEST_CASE("a lease no client ever renewed says that nobody sent a keep-alive") {
                                         {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1001))}});
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
   b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1003), {}, {{"key", "/l"}, {"key_revision", 5}, {"lease", 9}});
-  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(4000)},
-                                 {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}};
+  meanwhile(b);
+  const std::int64_t found_ns = expiry.value("found_ns", std::int64_t{0});
   nlohmann::json cause = expiry;
   cause["kind"] = "lease-expiry";
-  b.truth("member-0", "lease-expired", ms_to_ns(4001), expiry);
-  b.truth("etcd", "key-delete", ms_to_ns(4001), {{"key", "/l"}, {"revision", 6}, {"cause", cause}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(4100), {{"mode", "exclusive"}});
-  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(4100), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(4101), {{"key", "/l"}, {"revision", 7}, {"create_revision", 7}, {"lease", 0},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(4100))}});
-  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(4102), {{"call", 1}, {"outcome", "ok"}});
-  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(4102), {}, {{"key", "/l"}, {"key_revision", 7}});
-  b.add("client-0", EventKind::invoke, "release", ms_to_ns(5000));
+  b.truth("member-0", "lease-expired", found_ns + ms_to_ns(1), expiry);
+  b.truth("etcd", "key-delete", found_ns + ms_to_ns(1), {{"key", "/l"}, {"revision", 6}, {"cause", cause}});
+  b.add("client-1", EventKind::invoke, "acquire", found_ns + ms_to_ns(99), {{"mode", "exclusive"}});
+  b.add("client-1", EventKind::trace, "kv-send", found_ns + ms_to_ns(99), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", found_ns + ms_to_ns(100), {{"key", "/l"}, {"revision", 7}, {"create_revision", 7}, {"lease", 0},
+                                                  {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", found_ns + ms_to_ns(99))}});
+  b.add("client-1", EventKind::trace, "kv-end", found_ns + ms_to_ns(101), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-1", EventKind::ok, "acquire", found_ns + ms_to_ns(101), {}, {{"key", "/l"}, {"key_revision", 7}});
+  b.add("client-0", EventKind::invoke, "release", found_ns + ms_to_ns(150));
   const CheckResult mutex = check_mutual_exclusion(b.history);
   REQUIRE(mutex.status == CheckStatus::violated);
   const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
   REQUIRE(x.size() == 1);
+  if (cause_found != nullptr) *cause_found = x[0].cause;
   std::string text;
   for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  return text;
+}
+
+TEST_CASE("a lease no client ever renewed says that nobody sent a keep-alive") {
+  nlohmann::json cause;
+  const std::string text = explanation_of_lost_lease(
+      [](HistoryBuilder&) {},
+      {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(4000)}, {"renewed_ns", ms_to_ns(1000)},
+       {"renewed_by", "grant"}},
+      &cause);
   INFO(text);
   CHECK(contains(text, "No client sent a keep-alive in this run: no lease was renewed by its client."));
   CHECK(contains(text, "client-0 held the lock past the lease's TTL of 3 s"));
   CHECK_FALSE(contains(text, "although no fault stopped it"));
-  CHECK(x[0].cause.value("no_keep_alive_by_anyone", false));
+  CHECK(cause.value("no_keep_alive_by_anyone", false));
 }
 
 TEST_CASE("a keep-alive answered late that pushed the next one past the lease's end is named") {
-  HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.truth("member-0", "lease-granted", ms_to_ns(1000), {{"lease", 9}, {"ttl_seconds", 3}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1001), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l"}, {"revision", 5}, {"create_revision", 5}, {"lease", 9},
-                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1001))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
-  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1003), {}, {{"key", "/l"}, {"key_revision", 5}, {"lease", 9}});
   // Renewed on arrival at 2.001 s; the answer, delayed on its way back, arrives at 4.200 s.
-  b.fault("delay", "start", ms_to_ns(1900), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"amount_ms", 2200}, {"duration_ms", 200}, {"symmetric", false}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 9}});
-  b.fault("delay", "end", ms_to_ns(2100), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"amount_ms", 2200}, {"duration_ms", 200}, {"symmetric", false}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(4200), {{"call", 2}, {"outcome", "ok"}});
-  const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(5001)},
-                                 {"renewed_ns", ms_to_ns(2001)}, {"renewed_by", "keep-alive"}};
-  nlohmann::json cause = expiry;
-  cause["kind"] = "lease-expiry";
-  b.truth("member-0", "lease-expired", ms_to_ns(5002), expiry);
-  b.truth("etcd", "key-delete", ms_to_ns(5002), {{"key", "/l"}, {"revision", 6}, {"cause", cause}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(5100), {{"mode", "exclusive"}});
-  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(5100), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(5101), {{"key", "/l"}, {"revision", 7}, {"create_revision", 7}, {"lease", 0},
-                                        {"value", "client-1"}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(5100))}});
-  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(5102), {{"call", 1}, {"outcome", "ok"}});
-  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(5102), {}, {{"key", "/l"}, {"key_revision", 7}});
-  b.add("client-0", EventKind::invoke, "release", ms_to_ns(5150));
-  const CheckResult mutex = check_mutual_exclusion(b.history);
-  REQUIRE(mutex.status == CheckStatus::violated);
-  const auto x = explain_checks(b.history, reports_test::verdict_of({mutex}, b.history));
-  REQUIRE(x.size() == 1);
-  std::string text;
-  for (const auto& sentence : x[0].sentences) text += sentence + "\n";
+  const std::string text = explanation_of_lost_lease(
+      [](HistoryBuilder& b) {
+        const nlohmann::json delay = {{"from", {"member-0"}}, {"to", {"client-0"}}, {"amount_ms", 2200},
+                                      {"duration_ms", 200}, {"symmetric", false}};
+        b.fault("delay", "start", ms_to_ns(1900), delay);
+        b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000),
+              {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 9}});
+        b.fault("delay", "end", ms_to_ns(2100), delay);
+        b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(4200), {{"call", 2}, {"outcome", "ok"}});
+      },
+      {{"lease", 9}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(5001)}, {"renewed_ns", ms_to_ns(2001)},
+       {"renewed_by", "keep-alive"}},
+      nullptr);
   INFO(text);
   CHECK(contains(text, "The answer to the keep-alive that renewed it (call 2, sent at 2.000 s) reached client-0 only at "
                        "4.200 s, 2.199 s after the renewal; a session sends its next keep-alive a third of the TTL "
@@ -468,7 +473,10 @@ TEST_CASE("what held a call names the faults on its way and a leaderless span wh
         "member-1 was paused from 0.900 s to 1.300 s; no member led the cluster from 2.000 s to 6.500 s");
 }
 
-TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
+// client-0's key /l/a (revision 5) under lease 77, and its keep-alive call 2 (sent to member-1
+// at 2.000 s, given up at 7.000 s) that renewed the lease late, at 9.000 s; `meanwhile` adds
+// to the story before that renewal. The liveness explanation of it.
+std::string late_renewal_story(const std::function<void(HistoryBuilder&)>& meanwhile) {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
@@ -478,14 +486,14 @@ TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up sa
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
   b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
-  nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
-                            {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
-  b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
+  meanwhile(b);
+  b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal_by_call_2()}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  return liveness_sentences(b);
+}
+
+TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up says so") {
+  const std::string text = late_renewal_story([](HistoryBuilder&) {});
   INFO(text);
   CHECK(contains(text, "its lease 4d had not expired when the history ended (last renewed at 9.000 s, for a keep-alive "
                        "that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s), and the key "
@@ -493,28 +501,14 @@ TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up sa
 }
 
 TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
-  HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/a"}, {"revision", 5}, {"create_revision", 5}, {"lease", 77},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
-  b.truth("member-0", "lease-granted", ms_to_ns(500), {{"lease", 77}, {"ttl_seconds", 3}});
-  b.truth("member-2", "leader-elected", ms_to_ns(4000), {{"member", 2}, {"term", 2}});
-  b.fault("partition", "start", ms_to_ns(1900), {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 2}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 77}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
-  b.fault("partition", "end", ms_to_ns(7900), {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}});
-  nlohmann::json renewal = {{"kind", "request"}, {"request", "lease_keep_alive"}, {"client", "client-0"}, {"call", 2},
-                            {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
-  b.truth("member-0", "lease-renewed", ms_to_ns(8000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
-  b.truth("member-0", "lease-renewed", ms_to_ns(9000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  const reports::RunFacts facts(b.history);
-  const reports::Story story = reports::explain_liveness(facts, {{"summary", "client-1 waited"}});
-  std::string text;
-  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  const std::string text = late_renewal_story([](HistoryBuilder& b) {
+    const nlohmann::json cut = {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}};
+    b.truth("member-0", "lease-granted", ms_to_ns(500), {{"lease", 77}, {"ttl_seconds", 3}});
+    b.truth("member-2", "leader-elected", ms_to_ns(4000), {{"member", 2}, {"term", 2}});
+    b.fault("partition", "start", ms_to_ns(1900), cut);
+    b.fault("partition", "end", ms_to_ns(7900), cut);
+    b.truth("member-0", "lease-renewed", ms_to_ns(8000), {{"lease", 77}, {"leader", "member-0"}, {"cause", renewal_by_call_2()}});
+  });
   INFO(text);
   CHECK(contains(text, "its lease 4d (TTL 3 s) had not expired when the history ended (last renewed at 9.000 s, for a "
                        "keep-alive that client-0 had sent to member-1 at 2.000 s (call 2) and given up at 7.000 s, held "

@@ -394,6 +394,19 @@ TEST_CASE("a lessor's lease deadline follows its member's monotonic clock faults
   CHECK(reports::fault_span(bands[0]) == "at 2.000 s");
 }
 
+// The resource check's finding that client-1's write of 1 over 0 (order 1, event `lost_event`)
+// was overwritten by client-0's same write (order 2, event `by_event`).
+CheckResult lost_update_check(std::int64_t lost_event, std::int64_t by_event) {
+  CheckResult resource;
+  resource.name = "resource";
+  resource.status = CheckStatus::violated;
+  resource.summary = "an acknowledged update was lost";
+  resource.witness = {
+      {"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", lost_event}}},
+      {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", by_event}}}};
+  return resource;
+}
+
 TEST_CASE("a write delayed on its way to the resource is named as the cause of the lost update") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "write", ms_to_ns(1000), {{"base", 0}, {"value", 1}});
@@ -407,13 +420,7 @@ TEST_CASE("a write delayed on its way to the resource is named as the cause of t
   b.fault("delay", "end", ms_to_ns(1501 + 1000), {{"from", {"client-0"}}, {"to", {"resource"}}, {"amount_ms", 8000}, {"duration_ms", 500}});
   b.truth("resource", "resource-write", ms_to_ns(9001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
   b.add("client-0", EventKind::ok, "write", ms_to_ns(9002), {}, {{"order", 2}});
-  nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 6}}},
-                            {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 9}}}};
-  CheckResult resource;
-  resource.name = "resource";
-  resource.status = CheckStatus::violated;
-  resource.summary = "an acknowledged update was lost";
-  resource.witness = witness;
+  const CheckResult resource = lost_update_check(6, 9);
   const auto x = explain_checks(b.history, verdict_of({resource}, b.history));
   const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
   INFO(text);
@@ -437,13 +444,7 @@ TEST_CASE("a key its owner rewrote (a re-entry) is named by the revision it was 
   b.add("client-0", EventKind::invoke, "write", ms_to_ns(200), {{"base", 0}, {"value", 1}});
   b.truth("resource", "resource-write", ms_to_ns(201), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
   b.add("client-0", EventKind::ok, "write", ms_to_ns(202), {}, {{"order", 2}});
-  nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 6}}},
-                            {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 9}}}};
-  CheckResult resource;
-  resource.name = "resource";
-  resource.status = CheckStatus::violated;
-  resource.summary = "an acknowledged update was lost";
-  resource.witness = witness;
+  const CheckResult resource = lost_update_check(6, 9);
   const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
   INFO(text);
   CHECK(contains(text, "etcd held one lock key, owned by client-0 (/l, revision 3)."));
@@ -459,13 +460,7 @@ TEST_CASE("a write held by a lossy link names the TCP retransmission that got it
   b.fault("loss", "end", ms_to_ns(2500), {{"from", {"client-0"}}, {"to", {"resource"}}, {"probability", 0.5}, {"duration_ms", 1600}});
   b.truth("resource", "resource-write", ms_to_ns(4001), {{"client", "client-0"}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 2}});
   b.add("client-0", EventKind::ok, "write", ms_to_ns(4002), {}, {{"order", 2}});
-  nlohmann::json witness = {{"lost", {{"client", "client-1"}, {"value", 1}, {"base", 0}, {"order", 1}, {"event", 3}}},
-                            {"overwritten_by", {{"client", "client-0"}, {"value", 1}, {"base", 0}, {"order", 2}, {"event", 6}}}};
-  CheckResult resource;
-  resource.name = "resource";
-  resource.status = CheckStatus::violated;
-  resource.summary = "an acknowledged update was lost";
-  resource.witness = witness;
+  const CheckResult resource = lost_update_check(3, 6);
   const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
   INFO(text);
   CHECK(contains(text, "from 0.900 s to 2.500 s; it got through at TCP's retransmission at 4.000 s, 1.500 s after the "
