@@ -358,6 +358,33 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
                        "from 1.500 s to 8.500 s; so no release of client-0's would delete it"));
 }
 
+TEST_CASE("liveness: a waiter whose wait had ended before its key came first is not said to have missed the news") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.fault("partition", "start", ms_to_ns(1500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1800), {{"call", 2}, {"request", "delete_range"}, {"member", "member-0"}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(2000));
+  b.truth("etcd", "key-delete", ms_to_ns(2001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(2000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(2002));
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 2}, {"outcome", "deadline"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.fault("partition", "end", ms_to_ns(8500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "which ended fail (deadline-exceeded) at 7.000 s: no release of client-0's would delete it"));
+  CHECK_FALSE(contains(text, "first in line"));
+}
+
 TEST_CASE("liveness: a creating call whose answer a cut held past its deadline says what held the answer") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
@@ -518,7 +545,11 @@ TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
                        "renewed it at 8.000 s too), and the key would stay until it did."));
 }
 
-TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {
+// client-0 held /l/a (revision 5, lease 9) from 1.010 s; its release at 2.000 s sent a delete
+// (call 3) to `release_member` that reached its deadline at 7.000 s; the lease expired at
+// 20.000 s. member-1 led throughout; `meanwhile` adds faults. The liveness explanation for a
+// wait of client-1's from 10.000 s.
+reports::Story lost_release_story(const std::string& release_member, const std::function<void(HistoryBuilder&)>& meanwhile) {
   HistoryBuilder b;
   b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(990), {{"mode", "exclusive"}});
@@ -526,7 +557,8 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
                                         {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(995))}});
   b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1010), {}, {{"key", "/l/a"}, {"key_revision", 5}, {"lease", 9}});
   b.add("client-0", EventKind::invoke, "release", ms_to_ns(2000));
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 3}, {"request", "delete_range"}, {"member", "member-1"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000), {{"call", 3}, {"request", "delete_range"}, {"member", release_member}});
+  meanwhile(b);
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000), {{"call", 3}, {"outcome", "deadline"}});
   b.add("client-0", EventKind::info, "release", ms_to_ns(7000), {}, {{"error", "timeout"}});
   const nlohmann::json expiry = {{"lease", 9}, {"leader", "member-1"}, {"term", 1}, {"found_ns", ms_to_ns(20000)},
@@ -538,7 +570,11 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
   const reports::RunFacts facts(b.history);
   const nlohmann::json check = {{"summary", "client-1 waited"},
                                 {"witness", {{"process", "client-1"}, {"idle_from_ns", ms_to_ns(10000)}}}};
-  const reports::Story story = reports::explain_liveness(facts, check);
+  return reports::explain_liveness(facts, check);
+}
+
+TEST_CASE("liveness: a key that stood when the waiter found nobody holding is named, though gone by the end") {
+  const reports::Story story = lost_release_story("member-1", [](HistoryBuilder&) {});
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
   INFO(text);
@@ -546,6 +582,18 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
                        "at 10.000 s, until it was deleted at 20.001 s with its lease; client-0 released the lock at "
                        "2.000 s (indeterminate: timeout), and the key stayed"));
   CHECK(story.cause.value("class", "") == "release-lost");
+}
+
+TEST_CASE("liveness: a lost release sent to a follower names the leader's pause while it was pending") {
+  const reports::Story story = lost_release_story("member-0", [](HistoryBuilder& b) {
+    b.fault("pause", "start", ms_to_ns(1500), {{"targets", {"member-1"}}, {"duration_ms", 4500}});
+    b.fault("pause", "end", ms_to_ns(6000), {{"targets", {"member-1"}}, {"duration_ms", 4500}});
+  });
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "and the key stayed (its calls went to member-0; member-1 led the cluster then); meanwhile "
+                       "member-1 was paused from 1.500 s to 6.000 s"));
 }
 
 // A release sent to a follower while the leader hands over (the demo's setnx-no-ttl failure):

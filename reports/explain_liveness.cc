@@ -285,6 +285,14 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       // predecessor's deletion) did not reach it. Said for exclusive locks whose keys share a
       // prefix (a shared mode waits on writers only).
       if (done != nullptr && done->kind != EventKind::ok && !any_shared_acquire(facts)) {
+        // The wait ends where the acquire starts cleaning up (its first delete or revoke), or
+        // with the acquire.
+        std::int64_t wait_end_ns = done->true_ns;
+        for (const CallRecord* c : facts.calls_of(by.client, k.start_ns, done->true_ns))
+          if (c->invoke == failed_acquire->index && (c->request == "delete_range" || c->request == "lease_revoke")) {
+            wait_end_ns = c->sent_ns;
+            break;
+          }
         const std::string prefix = k.key.substr(0, k.key.rfind('/') + 1);
         const KeyLifetime* last_ahead = nullptr;
         bool still_ahead = false;
@@ -292,12 +300,12 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if (&other == &k || !facts.is_lock_key(other) || other.create_revision >= k.create_revision ||
               other.key.rfind(prefix, 0) != 0 || other.end_ns <= k.start_ns)
             continue;
-          if (other.end_ns >= done->true_ns) still_ahead = true;
+          if (other.end_ns >= wait_end_ns) still_ahead = true;
           else if (last_ahead == nullptr || other.end_ns > last_ahead->end_ns) last_ahead = &other;
         }
         if (!still_ahead && last_ahead != nullptr) {
           std::vector<const FaultBand*> held;
-          for (const FaultBand* f : facts.faults_hitting(by.client, last_ahead->end_ns, done->true_ns)) {
+          for (const FaultBand* f : facts.faults_hitting(by.client, last_ahead->end_ns, wait_end_ns)) {
             // The waiter's own stops, and its links with the members both ways (the news comes
             // in; a waiter may have to read again before it takes the lock).
             bool on_way = f->kind == "pause" || f->kind == "crash";
@@ -419,6 +427,17 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if ((f->kind == "pause" || f->kind == "crash" || between_members(f)) &&
               std::find(faults.begin(), faults.end(), f) == faults.end())
             faults.push_back(f);
+      // The leaders while it was pending: the members it called pass writes on to them, so
+      // their pauses and crashes held it too.
+      for (const auto& t : facts.truth().leaders) {
+        const std::int64_t from_ns = std::max(t.start_ns, lost_release->true_ns), to_ns = std::min(t.end_ns, until);
+        if (from_ns > to_ns) continue;
+        for (const FaultBand* f : facts.faults_hitting(t.member, from_ns, to_ns))
+          if ((f->kind == "pause" || f->kind == "crash") && std::find(faults.begin(), faults.end(), f) == faults.end())
+            faults.push_back(f);
+      }
+      std::stable_sort(faults.begin(), faults.end(),
+                       [](const FaultBand* a, const FaultBand* b) { return a->start_ns < b->start_ns; });
       // A leadership transfer begun shortly before or while the release was pending: the
       // leader handing over drops every proposal until its successor is elected, and one that
       // a follower passed on to it is lost with no answer (etcd leaves it to the deadline).
@@ -441,7 +460,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         s += ")";
       }
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
-      const std::string gaps = leaderless_words(facts, lost_release->true_ns, until, 100'000'000);
+      const std::string gaps =
+          leaderless_span_words(whole_leaderless_spans(facts, lost_release->true_ns, until, 100'000'000));
       if (!gaps.empty()) s += "; " + gaps;
       // A leader elected while the release was pending: a request forwarded to the old leader
       // and not yet in its log is not carried over (etcd forwards a proposal once and leaves a
