@@ -221,6 +221,53 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
   out.say(s + ".", TimeSpan{last->end_ns, h.start_ns});
 }
 
+// A lock taken on a lease that had already run out by its lessor's last renewal (in true time,
+// as the lessor's clock counted the TTL): its key was created on it, or a waiter's key stood
+// until the grant only because the revoke had not committed yet (a waiter paused past its
+// TTL). Says so and sets cause["lease_run_out_before_grant"] when `cause` (the key's loss) is a
+// lease's expiry. Not when a deposed leader revoked it: its lessor's last renewal is not the
+// cluster's (the leaders after it renewed the lease, and by them it had not run out).
+void lost_before_taken(const RunFacts& facts, const std::string& process, std::int64_t grant_ns,
+                       const KeyLifetime& key_lost, nlohmann::json& cause, Story& out) {
+  const KeyLifetime* key = &key_lost;
+  const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0 &&
+                                       !cause.value("deposed_leader", false)
+                                   ? facts.truth().find_lease(key->lease)
+                                   : nullptr;
+  // The lessor counts the TTL on its own monotonic clock: a clock fault of its member moves
+  // the lease's end in true time.
+  std::vector<const FaultBand*> lessor_clock;
+  if (lease != nullptr)
+    for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, grant_ns))
+      if (f->kind == "clock" && f->args.value("clock", std::string("monotonic")) != "wall") lessor_clock.push_back(f);
+  const std::int64_t run_out_ns =
+      lease != nullptr ? monotonic_deadline_ns(facts.faults(), lease->expired_by, lease->expiry.renewed_ns,
+                                               lease->ttl_seconds * 1'000'000'000)
+                       : 0;
+  if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 &&
+      run_out_ns < grant_ns) {
+    std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
+                        ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
+                        format_seconds(run_out_ns);
+    if (!lessor_clock.empty())
+      until += " (in true time, as " + lease->expired_by + "'s faulted clock counted the TTL: " +
+               fault_clauses(lessor_clock, 3) + ")";
+    if (run_out_ns < key->start_ns)
+      out.say(process + " created its lock key at " + format_seconds(key->start_ns) +
+                  " on a lease that had already run out: " + until + ". The lock was lost before it was taken.",
+              TimeSpan{lease->expiry.renewed_ns, key->start_ns});
+    else if (key->end_ns > grant_ns)
+      out.say(process + " was granted the lock at " + format_seconds(grant_ns) +
+                  " on a lease that had already run out: " + until + "; its key, created at " +
+                  format_seconds(key->start_ns) + ", still stood only because the revoke had not committed yet. "
+                  "The lock was lost before it was taken.",
+              TimeSpan{lease->expiry.renewed_ns, grant_ns});
+    else
+      return;  // the key was gone at the grant, and had been created in time: said elsewhere
+    cause["lease_run_out_before_grant"] = true;
+  }
+}
+
 // `h` was told it held the lock although its own key was already gone: says so, what it did
 // between the deletion and the grant, then why the key went (class grantee-key-gone, the key's
 // loss under "lost").
@@ -230,6 +277,7 @@ nlohmann::json wrong_grant(const RunFacts& facts, const Holding& h, const KeyLif
           TimeSpan{key.end_ns, h.start_ns});
   wait_end(facts, h, key, out);
   nlohmann::json lost = explain_key_loss(facts, key, h.process, out);
+  lost_before_taken(facts, h.process, h.start_ns, key, lost, out);
   return {{"class", "grantee-key-gone"}, {"process", h.process}, {"key", key.key}, {"lost", lost}};
 }
 
@@ -374,46 +422,8 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
   }
   if (key != nullptr && key->end_ns <= grant_ns) {
     nlohmann::json cause = explain_key_loss(facts, *key, earlier.process, out);
-    // A lock taken on a lease that had already run out by its lessor's last renewal (in true
-    // time: not said when the lessor's clock was faulted): its key was created on it, or a
-    // waiter's key stood until the grant only because the revoke had not committed yet (a
-    // waiter paused past its TTL). The lock was lost before it was taken.
-    // Not when a deposed leader revoked it: its lessor's last renewal is not the cluster's (the
-    // leaders after it renewed the lease, and by them it had not run out).
-    const LeaseLifetime* lease = cause.value("class", "") == "lease-expired" && key->lease != 0 &&
-                                         !cause.value("deposed_leader", false)
-                                     ? facts.truth().find_lease(key->lease)
-                                     : nullptr;
-    // The lessor counts the TTL on its own monotonic clock: a clock fault of its member moves
-    // the lease's end in true time.
-    std::vector<const FaultBand*> lessor_clock;
-    if (lease != nullptr)
-      for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, earlier.start_ns))
-        if (f->kind == "clock" && f->args.value("clock", std::string("monotonic")) != "wall") lessor_clock.push_back(f);
-    const std::int64_t run_out_ns =
-        lease != nullptr ? monotonic_deadline_ns(facts.faults(), lease->expired_by, lease->expiry.renewed_ns,
-                                                 lease->ttl_seconds * 1'000'000'000)
-                         : 0;
-    if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 &&
-        run_out_ns < earlier.start_ns) {
-      std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
-                          ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
-                          format_seconds(run_out_ns);
-      if (!lessor_clock.empty())
-        until += " (in true time, as " + lease->expired_by + "'s faulted clock counted the TTL: " +
-                 fault_clauses(lessor_clock, 3) + ")";
-      if (run_out_ns < key->start_ns)
-        out.say(earlier.process + " created its lock key at " + format_seconds(key->start_ns) +
-                    " on a lease that had already run out: " + until + ". The lock was lost before it was taken.",
-                TimeSpan{lease->expiry.renewed_ns, key->start_ns});
-      else
-        out.say(earlier.process + " was granted the lock at " + format_seconds(earlier.start_ns) +
-                    " on a lease that had already run out: " + until + "; its key, created at " +
-                    format_seconds(key->start_ns) + ", still stood only because the revoke had not committed yet. "
-                    "The lock was lost before it was taken.",
-                TimeSpan{lease->expiry.renewed_ns, earlier.start_ns});
-      cause["lease_run_out_before_grant"] = true;
-    }
+    // Taken on a lease that had already run out: lost before it was taken.
+    lost_before_taken(facts, earlier.process, earlier.start_ns, *key, cause, out);
     // Not the limit of leases when the holder gave its lease up itself, when a deposed
     // leader revoked a lease the new leader kept alive (etcd's bug), or when the lease had run
     // out before the lock was taken.

@@ -434,6 +434,10 @@ TEST_CASE("a session's give-up is worded as sessions count it and a late-answere
                                   "to member-1 at 10.301 s, 10.801 s, 11.301 s and 11.801 s (calls 19, 20, 21 and 22), "
                                   "answered at 13.398 s, 1.597 s after the last was sent)"));
   CHECK_THAT(all, !Catch::Contains("when a whole TTL passes without an answer"));
+  // Its next acquire put its key under that lease after the lessor had counted it out.
+  CHECK_THAT(all, Catch::Contains("client-4 created its lock key at 18.002 s on a lease that had already run out: its "
+                                  "lessor had last renewed it at 12.834 s, with a TTL of 5 s, so until 17.834 s. The "
+                                  "lock was lost before it was taken."));
 }
 
 // A lock call given up (checked by hand against the history): client-1's lock call 40 waited
