@@ -331,7 +331,10 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
                        "no lease"));
 }
 
-TEST_CASE("liveness: a waiter whose key came first in line before its acquire gave up says so") {
+// client-1 held /l/a (revision 4) from 0.502 s and released it at 2.001 s; client-0's acquire
+// (from 1.000 s, key /l/b, revision 5) waited behind it and failed at 7.000 s, while the links
+// from member-0 to client-0 were cut over `cuts_ms`. The liveness explanation.
+std::string waiter_behind_released_key(const std::vector<std::pair<int, int>>& cuts_ms) {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
@@ -343,19 +346,34 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
   b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
                                         {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
   b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
-  b.fault("partition", "start", ms_to_ns(1500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  for (const auto& [from_ms, to_ms] : cuts_ms)
+    b.fault("partition", "start", ms_to_ns(from_ms), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", to_ms - from_ms}});
   b.add("client-1", EventKind::invoke, "release", ms_to_ns(2000));
   b.truth("etcd", "key-delete", ms_to_ns(2001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(2000))}});
   b.add("client-1", EventKind::ok, "release", ms_to_ns(2002));
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
-  b.fault("partition", "end", ms_to_ns(8500), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", 7000}});
+  for (const auto& [from_ms, to_ms] : cuts_ms)
+    b.fault("partition", "end", ms_to_ns(to_ms), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", to_ms - from_ms}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  const std::string text = liveness_sentences(b);
+  return liveness_sentences(b);
+}
+
+TEST_CASE("liveness: a waiter whose key came first in line before its acquire gave up says so") {
+  const std::string text = waiter_behind_released_key({{1500, 8500}});
   INFO(text);
   CHECK(contains(text, "which ended fail (deadline-exceeded) at 7.000 s, although its key had been first in line since "
                        "2.001 s (when client-1's key of revision 4 was deleted), and the acquire did not take the lock "
                        "before it ended: meanwhile the links from member-0 to client-0 were cut (their messages held) "
                        "from 1.500 s to 8.500 s; so no release of client-0's would delete it"));
+}
+
+TEST_CASE("liveness: news held by a cut whose TCP retransmission fell into the next cut says so") {
+  // Held since 2.001 s: retransmissions at 2.201, 2.601 and 3.401 s, the first after the heal at
+  // 3.000 s, inside the second cut.
+  const std::string text = waiter_behind_released_key({{1500, 3000}, {3300, 9000}});
+  INFO(text);
+  CHECK(contains(text, "; TCP's next retransmission of it after the heal at 3.000 s, at 3.401 s, fell into the cut from "
+                       "3.300 s to 9.000 s;"));
 }
 
 TEST_CASE("liveness: a waiter whose wait had ended before its key came first is not said to have missed the news") {

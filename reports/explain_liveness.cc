@@ -40,6 +40,35 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
   return s;
 }
 
+// The news of a deletion at `news_ns` on its way to `client`, held by a cut of the members'
+// links to it (among `held`) that healed before the wait ended at `wait_end_ns`: TCP resends it
+// at its next retransmission after the heal, which may fall into a later cut or after the wait.
+// "; TCP's next retransmission of it after the heal at 24.700 s, at 27.852 s, fell into the cut
+// from 25.500 s to 77.000 s"; "" when no such cut held it.
+std::string news_retransmission_words(const std::vector<const FaultBand*>& held, const std::string& client,
+                                      std::int64_t news_ns, std::int64_t wait_end_ns) {
+  const auto cuts_toward_client = [&](const FaultBand* f) {
+    if (f->kind != "partition") return false;
+    for (const auto& p : f->processes)
+      if (p.rfind("member-", 0) == 0 && f->on_link(p, client)) return true;
+    return false;
+  };
+  for (const FaultBand* f : held) {
+    if (!cuts_toward_client(f) || f->open_end || f->start_ns > news_ns || f->end_ns <= news_ns ||
+        f->end_ns >= wait_end_ns)
+      continue;
+    const std::int64_t retransmit_ns = next_tcp_retransmission_ns(news_ns, f->end_ns);
+    std::string s = "; TCP's next retransmission of it after the heal at " + format_seconds(f->end_ns) + ", at " +
+                    format_seconds(retransmit_ns) + ", ";
+    for (const FaultBand* g : held)
+      if (g != f && cuts_toward_client(g) && g->start_ns <= retransmit_ns && (g->open_end || retransmit_ns < g->end_ns))
+        return s + "fell into the cut " + fault_span(*g);
+    if (retransmit_ns > wait_end_ns) return s + "came after the wait had ended at " + format_seconds(wait_end_ns);
+    return "";
+  }
+  return "";
+}
+
 // Whether any acquire of the history asked for the shared mode (a reader's).
 bool any_shared_acquire(const RunFacts& facts) {
   return std::any_of(facts.history().events.begin(), facts.history().events.end(), [](const HistoryEvent& e) {
@@ -317,7 +346,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                (last_ahead->owner.empty() ? std::string("the") : last_ahead->owner + "'s") + " key of revision " +
                std::to_string(last_ahead->create_revision) + " was deleted)" +
                ", and the acquire did not take the lock before it ended" +
-               (held.empty() ? std::string(";") : ": meanwhile " + fault_clauses(held, 3) + ";");
+               (held.empty() ? std::string() : ": meanwhile " + fault_clauses(held, 3)) +
+               news_retransmission_words(held, by.client, last_ahead->end_ns, wait_end_ns) + ";";
         }
       }
       s += (s.back() == ';' ? " so no release of " : ": no release of ") + by.client + "'s would delete it";
