@@ -660,7 +660,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     if (!facts.calls().empty() &&
         std::none_of(facts.calls().begin(), facts.calls().end(),
                      [](const CallRecord& c) { return c.request == "lease_keep_alive"; })) {
-      story.say("No client sent a keep-alive in this run: no lease was renewed by its client.");
+      std::string none = "No client sent a keep-alive in this run: no lease was renewed by its client";
+      if (x.renewed_by == "grant" && x.renewed_ns >= 0 && lease.ttl_seconds > 0)
+        none += "; this one ran its TTL of " + std::to_string(lease.ttl_seconds) + " s from its grant at " +
+                format_seconds(x.renewed_ns) + ", to " +
+                format_seconds(monotonic_deadline_ns(facts.faults(), leader, x.renewed_ns,
+                                                     lease.ttl_seconds * 1'000'000'000)) +
+                " as " + leader + "'s lessor counted it";
+      story.say(none + ".");
       cause["no_keep_alive_by_anyone"] = true;
     }
   } else {
