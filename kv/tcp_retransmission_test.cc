@@ -12,9 +12,9 @@ TEST_CASE("a held segment goes out again at the first retransmission at or after
   CHECK(next_tcp_retransmission_ns(0, 0) == 200 * kMs);
   CHECK(next_tcp_retransmission_ns(0, 601 * kMs) == 1400 * kMs);
   CHECK(next_tcp_retransmission_ns(0, 1400 * kMs) == 1400 * kMs);
-  // The timeout stops doubling at 120 s.
-  CHECK(next_tcp_retransmission_ns(0, 1'000'000 * kMs) - next_tcp_retransmission_ns(0, 999'000 * kMs) <=
-        kTcpMaxRtoNs);
+  // The timeout stops doubling at 120 s: after 0.2 + ... + 102.4 s = 204.6 s, every 120 s.
+  CHECK(next_tcp_retransmission_ns(0, 204'600 * kMs + 1) == 324'600 * kMs);
+  CHECK(next_tcp_retransmission_ns(0, 324'600 * kMs + 1) == 444'600 * kMs);
 }
 
 TEST_CASE("the transmission that reached the receiver is read back from the arrival") {

@@ -215,9 +215,6 @@ std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRe
   return out;
 }
 
-// "no member led the cluster from 7.763 s to 11.382 s": the spans with no leader that took a
-// good part of [from_ns, to_ns] (a quarter of it, or a second), each said whole, from where it
-// began to where it ended; "" when none.
 std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const RunFacts& facts,
                                                                           std::int64_t from_ns, std::int64_t to_ns,
                                                                           std::int64_t min_ns) {
@@ -238,10 +235,17 @@ std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std:
   return words.empty() ? std::string() : "no member led the cluster " + join_words(words);
 }
 
+namespace {
+
+// "no member led the cluster from 7.763 s to 11.382 s": the spans with no leader that took a
+// good part of [from_ns, to_ns] (a quarter of it, or a second), each said whole, from where it
+// began to where it ended; "" when none.
 std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns) {
   return leaderless_span_words(
       whole_leaderless_spans(facts, from_ns, to_ns, std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4)));
 }
+
+}  // namespace
 
 std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
@@ -438,7 +442,9 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     for (const FaultBand* f : held) {
       if (got_through_ns >= 0) break;
       if (f->kind != "loss" || !f->on_link(by.client, by.member)) continue;
-      after_heal = loss_retransmission_words(*f, by.sent_ns, applied_ns, 200'000'000);
+      // Applied right after that retransmission, with no leaderless wait in between: TCP's doing.
+      if (!facts.leaderless(f->end_ns, applied_ns, 100'000'000).empty()) continue;
+      after_heal = loss_retransmission_words(*f, by.sent_ns, applied_ns, 50'000'000);
       if (after_heal.empty()) continue;
       loss_on_own_link = f;
       got_through_ns = last_tcp_transmission(by.sent_ns, applied_ns).at_ns;
@@ -581,7 +587,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   if (x.renewed_by == "keep-alive")
     for (const CallRecord* c : keep_alives)
       if (c->lease == lease.lease && c->outcome == "ok" && c->sent_ns <= from_ns && c->end_ns != kStillOpen &&
-          c->end_ns >= from_ns && (renewing == nullptr || c->sent_ns > renewing->sent_ns))
+          c->end_ns >= from_ns && c->end_ns <= to_ns && (renewing == nullptr || c->sent_ns > renewing->sent_ns))
         renewing = c;
   std::vector<const CallRecord*> mine;
   std::set<std::string> members = {leader};
@@ -638,20 +644,6 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   } else if (mine.empty()) {
     story.say(client + " sent no keep-alive for it" + since + ".");
-    // A session sends its next keep-alive a third of the TTL after the last answer: one
-    // answered late pushes the next past the lease's end, though the lessor renewed it early.
-    if (renewing != nullptr && lease.ttl_seconds > 0) {
-      const std::int64_t next_due_ns =
-          renewing != nullptr ? renewing->end_ns + lease.ttl_seconds * 1'000'000'000 / 3 : 0;
-      if (renewing != nullptr && renewing->end_ns - from_ns >= 500'000'000 && next_due_ns >= to_ns)
-        story.say("The answer to the keep-alive that renewed it (call " + std::to_string(renewing->call) +
-                      ", sent at " + format_seconds(renewing->sent_ns) + ") reached " + client + " only at " +
-                      format_seconds(renewing->end_ns) + ", " + format_duration(renewing->end_ns - from_ns) +
-                      " after the renewal; a session sends its next keep-alive a third of the TTL after an answer, "
-                      "so the next was due at " + format_seconds(next_due_ns) + ", after " + leader +
-                      "'s lessor found the lease expired.",
-                  TimeSpan{renewing->sent_ns, next_due_ns});
-    }
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.
@@ -946,18 +938,24 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
            " created it, applied late";
     story.say(s + ".", TimeSpan{by.sent_ns >= 0 ? by.sent_ns : key.end_ns, key.end_ns});
     // Why the lock call went unanswered until its client gave up: what held it.
-    if (const CallRecord* lock_call = by.client.empty() ? nullptr : facts.find_call(by.client, by.call);
+    if (const CallRecord* lock_call = own_call;
         lock_call != nullptr && !by.lock_service.empty() && by.for_request == "lock" && by.abandoned_ns &&
-        lock_call->end_ns != kStillOpen)
+        lock_call->end_ns != kStillOpen && lock_call->outcome == "deadline")
     {
-      // The lock key it waited behind at its deadline (the newest older one of the same
-      // prefix), and what held the call.
+      // The lock key it waited behind at its deadline: the newest of the same prefix older
+      // than the key its lock service created for this call (a later call's key of the same
+      // name may be the one the clean-up deleted), and what held the call.
       const std::string prefix = key.key.substr(0, key.key.rfind('/') + 1);
+      std::int64_t own_revision = 0;
+      for (const auto& mine : facts.truth().keys)
+        if (!mine.created_by.lock_service.empty() && mine.created_by.client == by.client &&
+            mine.created_by.call == lock_call->call)
+          own_revision = mine.create_revision;
       const KeyLifetime* ahead = nullptr;
       for (const auto& other : facts.truth().keys)
-        if (&other != &key && facts.is_lock_key(other) && other.key.rfind(prefix, 0) == 0 &&
-            other.create_revision < key.create_revision && other.start_ns <= lock_call->end_ns &&
-            other.end_ns > lock_call->end_ns && (ahead == nullptr || other.create_revision > ahead->create_revision))
+        if (other.create_revision < own_revision && other.key.rfind(prefix, 0) == 0 &&
+            other.start_ns <= lock_call->end_ns && other.end_ns > lock_call->end_ns &&
+            (ahead == nullptr || other.create_revision > ahead->create_revision) && facts.is_lock_key(other))
           ahead = &other;
       std::vector<std::string> why;
       if (ahead != nullptr)

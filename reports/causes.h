@@ -69,14 +69,16 @@ std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const 
 // "no member led the cluster from 7.763 s to 11.382 s and from ..."; "" for none.
 std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
 // What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
-// and the spans with no leader that took a good part of its wait (said from where they began):
+// and the spans with no leader that took a good part of its wait (each said whole, from the
+// step-down to the next election):
 // "member-0 was paused from 6.300 s to 7.400 s; no member led the cluster from 7.763 s to
 // 11.382 s". "" when neither.
 std::string call_held_words(const RunFacts& facts, const CallRecord& call);
 // The keep-alives of `client` answered more than a second late that renewed `lease` at
 // `renewed_ns` (several held together arrive together), as a clause: "for client-0's
 // keep-alives sent to member-1 at 10.301 s and 10.801 s (calls 19 and 20), answered at 13.398 s,
-// 2.597 s after the last was sent"; "" when the renewal came from a prompt answer.
+// 2.597 s after the last was sent"; "" when the renewal came from a prompt answer or no answer
+// came within a second after `renewed_ns`.
 std::string late_renewal_words(const RunFacts& facts, const std::string& client, std::int64_t lease,
                                std::int64_t renewed_ns);
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.

@@ -21,10 +21,7 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
 }
 
 std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns) {
-  std::vector<std::string> gaps;
-  for (const auto& [a, b] : facts.leaderless(from_ns, to_ns, min_ns))
-    gaps.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-  return gaps.empty() ? std::string() : "no member led the cluster " + join_words(gaps);
+  return leaderless_span_words(facts.leaderless(from_ns, to_ns, min_ns));
 }
 
 std::string deletion_words(const KeyLifetime& key) {

@@ -43,25 +43,29 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
 // The news of a deletion at `news_ns` on its way to `client`, held by a cut of the members'
 // links to it (among `held`) that healed before the wait ended at `wait_end_ns`: TCP resends it
 // at its next retransmission after the heal, which may fall into a later cut or after the wait.
-// "; TCP's next retransmission of it after the heal at 24.700 s, at 27.852 s, fell into the cut
-// from 25.500 s to 77.000 s"; "" when no such cut held it.
+// "; TCP's next retransmission of it after the heal at 24.700 s, at about 27.852 s, fell into
+// the cut from 25.500 s to 77.000 s". "" when no such cut held it, or when that retransmission
+// came within the wait with no cut to hold it. The schedule is counted from the news (the link
+// may have held something earlier: hence "about").
 std::string news_retransmission_words(const std::vector<const FaultBand*>& held, const std::string& client,
                                       std::int64_t news_ns, std::int64_t wait_end_ns) {
-  const auto cuts_toward_client = [&](const FaultBand* f) {
-    if (f->kind != "partition") return false;
+  // The member whose link to `client` the fault cuts, or "".
+  const auto cut_member = [&](const FaultBand* f) {
+    if (f->kind != "partition") return std::string();
     for (const auto& p : f->processes)
-      if (p.rfind("member-", 0) == 0 && f->on_link(p, client)) return true;
-    return false;
+      if (p.rfind("member-", 0) == 0 && f->on_link(p, client)) return p;
+    return std::string();
   };
   for (const FaultBand* f : held) {
-    if (!cuts_toward_client(f) || f->open_end || f->start_ns > news_ns || f->end_ns <= news_ns ||
-        f->end_ns >= wait_end_ns)
+    const std::string member = cut_member(f);
+    if (member.empty() || f->open_end || f->start_ns > news_ns || f->end_ns <= news_ns || f->end_ns >= wait_end_ns)
       continue;
     const std::int64_t retransmit_ns = next_tcp_retransmission_ns(news_ns, f->end_ns);
-    std::string s = "; TCP's next retransmission of it after the heal at " + format_seconds(f->end_ns) + ", at " +
-                    format_seconds(retransmit_ns) + ", ";
+    std::string s = "; TCP's next retransmission of it after the heal at " + format_seconds(f->end_ns) +
+                    ", at about " + format_seconds(retransmit_ns) + ", ";
     for (const FaultBand* g : held)
-      if (g != f && cuts_toward_client(g) && g->start_ns <= retransmit_ns && (g->open_end || retransmit_ns < g->end_ns))
+      if (g != f && g->kind == "partition" && g->on_link(member, client) && g->start_ns <= retransmit_ns &&
+          (g->open_end || retransmit_ns < g->end_ns))
         return s + "fell into the cut " + fault_span(*g);
     if (retransmit_ns > wait_end_ns) return s + "came after the wait had ended at " + format_seconds(wait_end_ns);
     return "";
@@ -80,11 +84,17 @@ bool any_shared_acquire(const RunFacts& facts) {
 // What kept the answer to `call`, applied at `applied_ns`, from its client until the call ended:
 // "Its answer did not reach client-3 before the call ended at 28.441 s: the link from member-0
 // to client-3 was cut from 23.400 s to 26.500 s; TCP resends what a cut link holds at its next
-// retransmission after the heal, about 29.641 s here." "" when no fault was on its way back.
+// retransmission after the heal, about 29.641 s here, after the call's end." "" when no fault
+// was on its way back (the member's link to the client, a pause or crash of either).
 std::string answer_held_words(const RunFacts& facts, const CallRecord& call, std::int64_t applied_ns) {
   std::vector<const FaultBand*> held;
-  for (const FaultBand* f : faults_on_call(facts, call, call.end_ns))
-    if (f->open_end || f->end_ns >= applied_ns) held.push_back(f);
+  for (const FaultBand* f : faults_on_call(facts, call, call.end_ns)) {
+    const bool link = f->args.contains("from") || f->args.contains("to");
+    const bool on_way_back = link ? f->on_link(call.member, call.process)
+                                  : (f->kind == "pause" || f->kind == "crash") &&
+                                        (f->hits(call.member) || f->hits(call.process));
+    if (on_way_back && (f->open_end || f->end_ns >= applied_ns)) held.push_back(f);
+  }
   if (held.empty()) return "";
   std::string s = "Its answer did not reach " + call.process + " before the call ended at " +
                   format_seconds(call.end_ns) + ": " + fault_clauses(held, 4);
@@ -186,6 +196,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   if (blocked_at_ns >= 0)
     for (const KeyLifetime* k : facts.keys_at(blocked_at_ns))
       if (k->end_ns != kStillOpen && k->end_ns > outlived_ns) blocking.push_back(k);
+  const bool shared_mode_in_run = any_shared_acquire(facts);
   for (const KeyLifetime* key : blocking) {
     const KeyLifetime& k = *key;
     const bool at_end = k.end_ns == kStillOpen;
@@ -313,7 +324,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       // A waiter's key that came first in line before the acquire gave up: the news (its
       // predecessor's deletion) did not reach it. Said for exclusive locks whose keys share a
       // prefix (a shared mode waits on writers only).
-      if (done != nullptr && done->kind != EventKind::ok && !any_shared_acquire(facts)) {
+      if (done != nullptr && done->kind != EventKind::ok && !shared_mode_in_run) {
         // The wait ends where the acquire starts cleaning up (its first delete or revoke), or
         // with the acquire.
         std::int64_t wait_end_ns = done->true_ns;
@@ -326,8 +337,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         const KeyLifetime* last_ahead = nullptr;
         bool still_ahead = false;
         for (const auto& other : facts.truth().keys) {
-          if (&other == &k || !facts.is_lock_key(other) || other.create_revision >= k.create_revision ||
-              other.key.rfind(prefix, 0) != 0 || other.end_ns <= k.start_ns)
+          if (&other == &k || other.create_revision >= k.create_revision || other.key.rfind(prefix, 0) != 0 ||
+              other.end_ns <= k.start_ns || !facts.is_lock_key(other))
             continue;
           if (other.end_ns >= wait_end_ns) still_ahead = true;
           else if (last_ahead == nullptr || other.end_ns > last_ahead->end_ns) last_ahead = &other;
@@ -335,11 +346,13 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         if (!still_ahead && last_ahead != nullptr) {
           std::vector<const FaultBand*> held;
           for (const FaultBand* f : facts.faults_hitting(by.client, last_ahead->end_ns, wait_end_ns)) {
-            // The waiter's own stops, and its links with the members both ways (the news comes
-            // in; a waiter may have to read again before it takes the lock).
-            bool on_way = f->kind == "pause" || f->kind == "crash";
-            for (const auto& t : facts.truth().leaders)
-              on_way = on_way || f->on_link(t.member, by.client) || f->on_link(by.client, t.member);
+            // The waiter's own stops, and cuts, delays and losses of its links with the members
+            // both ways (the news comes in; a waiter may have to read again before it takes the
+            // lock).
+            const bool link = f->args.contains("from") || f->args.contains("to");
+            bool on_way = !link && (f->kind == "pause" || f->kind == "crash");
+            for (const auto& p : link ? f->processes : std::vector<std::string>{})
+              on_way = on_way || (p.rfind("member-", 0) == 0 && (f->on_link(p, by.client) || f->on_link(by.client, p)));
             if (on_way && f->kind != "duplicate" && f->kind != "reorder") held.push_back(f);
           }
           s += ", although its key had been first in line since " + format_seconds(last_ahead->end_ns) + " (when " +
@@ -466,8 +479,6 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if ((f->kind == "pause" || f->kind == "crash") && std::find(faults.begin(), faults.end(), f) == faults.end())
             faults.push_back(f);
       }
-      std::stable_sort(faults.begin(), faults.end(),
-                       [](const FaultBand* a, const FaultBand* b) { return a->start_ns < b->start_ns; });
       // A leadership transfer begun shortly before or while the release was pending: the
       // leader handing over drops every proposal until its successor is elected, and one that
       // a follower passed on to it is lost with no answer (etcd leaves it to the deadline).
@@ -481,6 +492,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         if (std::find(members.begin(), members.end(), handing_over) == members.end())
           forwarded_into_transfer = true;
       }
+      std::stable_sort(faults.begin(), faults.end(),
+                       [](const FaultBand* a, const FaultBand* b) { return a->start_ns < b->start_ns; });
       if (!members.empty()) {
         s += " (its calls went to " + join_words(members);
         for (const auto& t : facts.truth().leaders)
@@ -566,7 +579,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           kept_by.push_back("each new leader extends every lease (elected since then: " + join_words(elected) + ")");
         if (!late.empty()) kept_by.push_back("keep-alives its client had given up renewed it at " + join_words(late) + " too");
         if (l->ttl_seconds > 0 && kept_ns + l->ttl_seconds * 1'000'000'000 < renewed_ns && !kept_by.empty())
-          s += "; no keep-alive of it was answered after " + format_seconds(kept_ns) + ", yet it lived: " +
+          s += "; no keep-alive of it was answered from " + format_seconds(kept_ns) + " to " +
+               format_seconds(renewed_ns) + ", yet it lived: " +
                kept_by.front() + (kept_by.size() > 1 ? ", and " + kept_by.back() : std::string());
         s += ")";
       }

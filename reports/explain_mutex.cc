@@ -236,14 +236,20 @@ void lost_before_taken(const RunFacts& facts, const std::string& process, std::i
                                    : nullptr;
   // The lessor counts the TTL on its own monotonic clock: a clock fault of its member moves
   // the lease's end in true time.
-  std::vector<const FaultBand*> lessor_clock;
-  if (lease != nullptr)
-    for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, grant_ns))
-      if (f->kind == "clock" && f->args.value("clock", std::string("monotonic")) != "wall") lessor_clock.push_back(f);
   const std::int64_t run_out_ns =
       lease != nullptr ? monotonic_deadline_ns(facts.faults(), lease->expired_by, lease->expiry.renewed_ns,
                                                lease->ttl_seconds * 1'000'000'000)
                        : 0;
+  // The clock faults that moved that end: a jump between the renewal and the end, a drift
+  // active in that time.
+  std::vector<const FaultBand*> lessor_clock;
+  if (lease != nullptr)
+    for (const FaultBand* f : facts.faults_hitting(lease->expired_by, lease->expiry.renewed_ns, run_out_ns)) {
+      if (f->kind != "clock" || f->args.value("clock", std::string("monotonic")) == "wall") continue;
+      const bool jump_in = f->args.value("amount_ms", std::int64_t{0}) != 0 && f->start_ns > lease->expiry.renewed_ns;
+      const bool drift = f->args.value("rate_ppm", std::int64_t{0}) > 0;
+      if (jump_in || drift) lessor_clock.push_back(f);
+    }
   if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 &&
       run_out_ns < grant_ns) {
     std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +

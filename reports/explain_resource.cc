@@ -71,15 +71,24 @@ void overlap_at(const RunFacts& facts, std::int64_t at_ns, Story& out) {
   std::vector<const HoldingInterval*> believers;
   for (const auto& h : facts.holdings())
     if (h.start_ns <= at_ns && at_ns <= h.end_ns) believers.push_back(&h);
-  if (believers.size() < 2) return;
   std::stable_sort(believers.begin(), believers.end(),
                    [](const HoldingInterval* a, const HoldingInterval* b) { return a->start_ns < b->start_ns; });
+  // The first pair that excludes each other (two readers may share the lock).
+  const HoldingInterval* first = nullptr;
+  const HoldingInterval* second = nullptr;
+  for (std::size_t i = 0; i < believers.size() && second == nullptr; ++i)
+    for (std::size_t j = i + 1; j < believers.size() && second == nullptr; ++j)
+      if (believers[i]->process != believers[j]->process && !(believers[i]->shared && believers[j]->shared)) {
+        first = believers[i];
+        second = believers[j];
+      }
+  if (second == nullptr) return;
   const auto holding_json = [](const HoldingInterval& h) {
     return nlohmann::json{{"process", h.process}, {"start_ns", h.start_ns}, {"end_ns", h.end_ns},
                           {"ended_by", h.ended_by}, {"start_event", h.start_event}};
   };
   const Story overlap = explain_mutex(
-      facts, {{"witness", {{"earlier", holding_json(*believers[0])}, {"later", holding_json(*believers[1])}}}});
+      facts, {{"witness", {{"earlier", holding_json(*first)}, {"later", holding_json(*second)}}}});
   if (overlap.empty()) return;
   for (std::size_t i = 0; i < overlap.chain_length && i < overlap.sentences.size(); ++i)
     out.say(overlap.sentences[i], overlap.spans[i]);

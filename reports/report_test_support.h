@@ -1,6 +1,7 @@
 // Hand-built histories for the reports tests. Test-only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -47,6 +48,12 @@ class HistoryBuilder {
     return add("world", EventKind::fault, op, t, std::move(args));
   }
   std::int64_t last_index() const { return static_cast<std::int64_t>(history.events.size()) - 1; }
+  // Puts events added out of time order (a story told in parts) in order, renumbered.
+  void sort_by_time() {
+    std::stable_sort(history.events.begin(), history.events.end(),
+                     [](const HistoryEvent& a, const HistoryEvent& b) { return a.true_ns < b.true_ns; });
+    for (std::size_t i = 0; i < history.events.size(); ++i) history.events[i].index = static_cast<std::int64_t>(i);
+  }
 
   History history;
 };
