@@ -451,5 +451,19 @@ TEST_CASE("a lock call given up says which key it waited behind and what held it
                                   "14.569 s; meanwhile no member led the cluster from 9.204 s to 11.260 s."));
 }
 
+// A lessor's clock that jumped (checked by hand against the history): member-0's monotonic clock
+// jumped forward 2.829 s at 32.000 s, so the lease granted at 31.281 s with a 5 s TTL ran out,
+// as member-0 counted it, at 33.452 s; client-0 created its key at 33.468 s.
+TEST_CASE("a lease its lessor's jumped clock ran out before the key was created is lost before it was taken") {
+  const auto explanations = testdata_explanations("txn-try-lock-lessor-clock-jump-runs-lease-out.json");
+  const std::string all = all_sentences(explanations);
+  INFO(all);
+  CHECK_THAT(all, Catch::Contains("client-0 created its lock key at 33.468 s on a lease that had already run out: its "
+                                  "lessor had last renewed it at 31.281 s, with a TTL of 5 s, so until 33.452 s (in true "
+                                  "time, as member-0's faulted clock counted the TTL: member-0's monotonic clock jumped "
+                                  "forward by 2.829 s at 32.000 s). The lock was lost before it was taken."));
+  CHECK_THAT(all, !Catch::Contains("inherent limit"));
+}
+
 }  // namespace
 }  // namespace lockstep::reports
