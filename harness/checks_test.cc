@@ -138,42 +138,38 @@ TEST_CASE("a lease its holder never renewed while nothing stopped it is not the 
   CHECK(with_link_fault({"member-1"}));
 }
 
-TEST_CASE("a lease that had run out before the key was made is a lock lost before it was taken") {
+// The mutex check's inherent-limit flag for `around` (a lease of TTL 2 s), with the lease last
+// renewed at 0 s (run out by 2 s, before the holder took the lock at 3 s: lost before it was
+// taken, not the limit of leases) and at 1.5 s (alive until 3.5 s: the limit of leases).
+void check_lost_before_taken(const std::string& algorithm, const Around& around) {
   RunConfig config = default_run_config();
-  config.algorithm = "txn-try-lock";
+  config.algorithm = algorithm;
   config.checks = {"mutex"};
-  Around late;
-  late.holder_from_ms = 3000;  // the key at 2.999 s
-  late.lease_ttl_seconds = 2;  // last renewed at 0 s (below): out by 2 s
   nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
                            {"renewed_ns", 0}};
-  auto results = run_checks(config, overlap(expiry, late));
+  auto results = run_checks(config, overlap(expiry, around));
   REQUIRE(mutex_of(results).status == CheckStatus::violated);
   CHECK_FALSE(mutex_of(results).figures.value("inherent_lease_limit", false));
-  // Renewed at 1.5 s instead: alive until 3.5 s, after the key was made.
   expiry["renewed_ns"] = 1'500'000'000;
-  results = run_checks(config, overlap(expiry, late));
+  results = run_checks(config, overlap(expiry, around));
   CHECK(mutex_of(results).figures.value("inherent_lease_limit", false));
+}
+
+TEST_CASE("a lease that had run out before the key was made is a lock lost before it was taken") {
+  Around late;
+  late.holder_from_ms = 3000;  // the key at 2.999 s
+  late.lease_ttl_seconds = 2;
+  check_lost_before_taken("txn-try-lock", late);
 }
 
 // A waiter paused past its TTL: its key stood from before, but its lease had run out when it
 // was granted the lock (the revoke had not committed yet). Lost before it was taken, too.
 TEST_CASE("a lease that had run out before the grant of a waiting key is a lock lost before it was taken") {
-  RunConfig config = default_run_config();
-  config.algorithm = "etcd-mutex";
-  config.checks = {"mutex"};
   Around waited;
   waited.key_from_ms = 500;      // the waiter's key, made while the lease was alive
   waited.holder_from_ms = 3000;  // granted at 3 s
-  waited.lease_ttl_seconds = 2;  // last renewed at 0 s (below): out by 2 s
-  nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
-                           {"renewed_ns", 0}};
-  auto results = run_checks(config, overlap(expiry, waited));
-  REQUIRE(mutex_of(results).status == CheckStatus::violated);
-  CHECK_FALSE(mutex_of(results).figures.value("inherent_lease_limit", false));
-  expiry["renewed_ns"] = 1'500'000'000;  // alive until 3.5 s, after the grant
-  results = run_checks(config, overlap(expiry, waited));
-  CHECK(mutex_of(results).figures.value("inherent_lease_limit", false));
+  waited.lease_ttl_seconds = 2;
+  check_lost_before_taken("etcd-mutex", waited);
 }
 
 }  // namespace

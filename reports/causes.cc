@@ -247,6 +247,16 @@ std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::
 
 }  // namespace
 
+std::vector<const KeyLifetime*> lock_keys_ahead(const RunFacts& facts, const std::string& key_name,
+                                                std::int64_t revision) {
+  const std::string prefix = key_name.substr(0, key_name.rfind('/') + 1);
+  std::vector<const KeyLifetime*> ahead;
+  for (const auto& other : facts.truth().keys)
+    if (other.create_revision < revision && other.key.rfind(prefix, 0) == 0 && facts.is_lock_key(other))
+      ahead.push_back(&other);
+  return ahead;
+}
+
 std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
   std::vector<std::string> why;
@@ -503,13 +513,13 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   if (x.renewed_ns >= 0) {
     std::int64_t unseen_ns = -1;
     const std::string unseen = unseen_renewal_words(facts, lease.lease, x.renewed_ns, &unseen_ns);
+    // By what: a keep-alive its client had given up, ones answered late, or a prompt one.
+    std::string by_keep_alive = unseen_ns == x.renewed_ns ? unseen : std::string();
+    if (x.renewed_by == "keep-alive" && by_keep_alive.empty())
+      by_keep_alive = late_renewal_words(facts, client, lease.lease, x.renewed_ns);
+    if (by_keep_alive.empty()) by_keep_alive = "a keep-alive";
     s += "; " + leader + "'s lessor had last renewed it at " + format_seconds(x.renewed_ns) +
-         (x.renewed_by == "keep-alive" && unseen_ns == x.renewed_ns ? " (" + unseen + ")"
-          : x.renewed_by == "keep-alive"
-              ? " (" + [&] {
-                  const std::string late = late_renewal_words(facts, client, lease.lease, x.renewed_ns);
-                  return late.empty() ? std::string("a keep-alive") : late;
-                }() + ")"
+         (x.renewed_by == "keep-alive"        ? " (" + by_keep_alive + ")"
           : x.renewed_by == "grant"           ? " (its grant)"
           : x.renewed_by == "leader-election" ? " (when " + leader + " became leader)"
                                               : std::string()) +
@@ -945,18 +955,16 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       // The lock key it waited behind at its deadline: the newest of the same prefix older
       // than the key its lock service created for this call (a later call's key of the same
       // name may be the one the clean-up deleted), and what held the call.
-      const std::string prefix = key.key.substr(0, key.key.rfind('/') + 1);
       std::int64_t own_revision = 0;
       for (const auto& mine : facts.truth().keys)
         if (!mine.created_by.lock_service.empty() && mine.created_by.client == by.client &&
             mine.created_by.call == lock_call->call)
           own_revision = mine.create_revision;
       const KeyLifetime* ahead = nullptr;
-      for (const auto& other : facts.truth().keys)
-        if (other.create_revision < own_revision && other.key.rfind(prefix, 0) == 0 &&
-            other.start_ns <= lock_call->end_ns && other.end_ns > lock_call->end_ns &&
-            (ahead == nullptr || other.create_revision > ahead->create_revision) && facts.is_lock_key(other))
-          ahead = &other;
+      for (const KeyLifetime* other : lock_keys_ahead(facts, key.key, own_revision))
+        if (other->start_ns <= lock_call->end_ns && other->end_ns > lock_call->end_ns &&
+            (ahead == nullptr || other->create_revision > ahead->create_revision))
+          ahead = other;
       std::vector<std::string> why;
       if (ahead != nullptr)
         why.push_back("it waited behind " + (ahead->owner.empty() ? std::string("the") : ahead->owner + "'s") +

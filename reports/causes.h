@@ -81,6 +81,11 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call);
 // came within a second after `renewed_ns`.
 std::string late_renewal_words(const RunFacts& facts, const std::string& client, std::int64_t lease,
                                std::int64_t renewed_ns);
+// The lock keys queued ahead of a key named `key_name` of create revision `revision`: those
+// under the same prefix (the name up to its last '/') with older create revisions, in the
+// truth's order.
+std::vector<const KeyLifetime*> lock_keys_ahead(const RunFacts& facts, const std::string& key_name,
+                                                std::int64_t revision);
 // A lease id as etcd prints it (and as etcd's Mutex names its key): hexadecimal.
 std::string lease_hex(std::int64_t lease);
 

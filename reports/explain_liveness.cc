@@ -333,15 +333,12 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             wait_end_ns = c->sent_ns;
             break;
           }
-        const std::string prefix = k.key.substr(0, k.key.rfind('/') + 1);
         const KeyLifetime* last_ahead = nullptr;
         bool still_ahead = false;
-        for (const auto& other : facts.truth().keys) {
-          if (&other == &k || other.create_revision >= k.create_revision || other.key.rfind(prefix, 0) != 0 ||
-              other.end_ns <= k.start_ns || !facts.is_lock_key(other))
-            continue;
-          if (other.end_ns >= wait_end_ns) still_ahead = true;
-          else if (last_ahead == nullptr || other.end_ns > last_ahead->end_ns) last_ahead = &other;
+        for (const KeyLifetime* other : lock_keys_ahead(facts, k.key, k.create_revision)) {
+          if (other->end_ns <= k.start_ns) continue;
+          if (other->end_ns >= wait_end_ns) still_ahead = true;
+          else if (last_ahead == nullptr || other->end_ns > last_ahead->end_ns) last_ahead = other;
         }
         if (!still_ahead && last_ahead != nullptr) {
           std::vector<const FaultBand*> held;
