@@ -338,6 +338,7 @@ LockTruth extract_lock_truth(const History& history) {
       auto open = open_term.find(e.process);
       if (open == open_term.end()) continue;
       truth.leaders[open->second].end_ns = e.true_ns;
+      truth.leaders[open->second].stepped_down_event = &e - history.events.data();
       open_term.erase(open);
     }
   }

@@ -103,6 +103,9 @@ struct LeaderTerm {
   std::int64_t term = 0;
   std::int64_t start_ns = 0;
   std::int64_t end_ns = kStillOpen;
+  // The leader-stepped-down event that ended it (its `reason` says why), or -1: still open, or
+  // ended by a newer leader's election with no step-down recorded.
+  std::int64_t stepped_down_event = -1;
 };
 
 struct LockTruth {

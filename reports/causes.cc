@@ -229,9 +229,66 @@ std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const 
   return spans;
 }
 
-std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
+std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
+  const HistoryEvent* e = facts.event(term.stepped_down_event);
+  if (e == nullptr || !e->args.is_object()) return "";
+  const std::string reason = e->args.value("reason", "");
+  const std::string at = format_seconds(e->true_ns);
+  if (reason == "check-quorum")
+    return term.member + " stepped down at " + at +
+           ": it had heard from no majority of the members within an election timeout (check-quorum)";
+  const auto from_index = e->args.find("from");
+  if (from_index == e->args.end() || !from_index->is_number_integer()) return "";
+  const std::string from = "member-" + std::to_string(from_index->get<std::int64_t>());
+  if (reason == "hand-over") return term.member + " handed its leadership over to " + from + " at " + at;
+  if (reason != "higher-term") return "";
+  std::string s = term.member + " stepped down at " + at + " on seeing term " +
+                  std::to_string(e->args.value("new_term", std::int64_t{0})) + " in " + from + "'s " +
+                  e->args.value("message", std::string("message"));
+  // Why the other member's term was newer: it could not hear this leader (cut off, paused,
+  // crashed), so it campaigned.
+  std::vector<std::string> context;
+  if (const auto faults = facts.faults_hitting(from, term.start_ns, e->true_ns); !faults.empty())
+    context.push_back(fault_clauses(faults, 3));
+  // The message that carried the news came late: in what a cut link held, released at TCP's
+  // retransmission; or just after a link between them was declared dead (a new connection).
+  for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
+    const LinkEvent& l = *it;
+    if (l.at_ns > e->true_ns) continue;
+    if (e->true_ns - l.at_ns > 1'000'000'000) break;
+    const bool between = (l.from == from && l.to == term.member) || (l.from == term.member && l.to == from);
+    if (!between) continue;
+    if (l.dead) {
+      context.push_back("the connection from " + l.from + " to " + l.to + ", holding " + l.from + "'s messages since " +
+                        format_seconds(l.held_since_ns) + ", was declared dead at " + format_seconds(l.at_ns));
+    } else if (l.from == from && e->true_ns - l.at_ns < 1'000'000) {
+      context.push_back("the " + e->args.value("message", std::string("message")) + " came with what the link from " +
+                        l.from + " to " + l.to + " had held since " + format_seconds(l.held_since_ns) +
+                        ", released at TCP's retransmission at " + format_seconds(l.at_ns));
+    } else if (l.from == term.member) {
+      // The leader's own messages reached the other member late; its answer carried the news.
+      context.push_back(l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
+                        ", got through at TCP's retransmission at " + format_seconds(l.at_ns));
+    } else {
+      continue;
+    }
+    break;
+  }
+  return context.empty() ? s : s + ": " + join_words(context);
+}
+
+std::string leaderless_span_words(const RunFacts& facts,
+                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
   std::vector<std::string> words;
-  for (const auto& [a, b] : spans) words.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+  for (const auto& [a, b] : spans) {
+    std::string span = "from " + format_seconds(a) + " to " + format_seconds(b);
+    for (const auto& t : facts.truth().leaders)
+      if (t.end_ns == a && t.stepped_down_event >= 0) {
+        if (const std::string why = step_down_words(facts, t); !why.empty()) span += " (" + why + ")";
+        break;
+      }
+    words.push_back(std::move(span));
+  }
   return words.empty() ? std::string() : "no member led the cluster " + join_words(words);
 }
 
@@ -242,7 +299,7 @@ namespace {
 // began to where it ended; "" when none.
 std::string leaderless_during(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns) {
   return leaderless_span_words(
-      whole_leaderless_spans(facts, from_ns, to_ns, std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4)));
+      facts, whole_leaderless_spans(facts, from_ns, to_ns, std::min<std::int64_t>(1'000'000'000, (to_ns - from_ns) / 4)));
 }
 
 }  // namespace

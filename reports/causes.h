@@ -66,8 +66,16 @@ std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRe
 std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const RunFacts& facts,
                                                                           std::int64_t from_ns, std::int64_t to_ns,
                                                                           std::int64_t min_ns);
-// "no member led the cluster from 7.763 s to 11.382 s and from ..."; "" for none.
-std::string leaderless_span_words(const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
+// "no member led the cluster from 7.763 s to 11.382 s and from ..."; "" for none. A span that
+// began with a recorded step-down says why the leader stepped down (step_down_words).
+std::string leaderless_span_words(const RunFacts& facts,
+                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
+// Why `term`'s leader stepped down, from its leader-stepped-down event: "member-2 stepped down
+// at 8.055 s on seeing term 4 in member-0's heartbeat-reply (member-0: ...; ...)", check-quorum,
+// or a hand-over; with the faults on the member whose term was newer, and the link between the
+// two that held or lost messages just before. "" when no step-down is recorded or it has no
+// reason (an older history).
+std::string step_down_words(const RunFacts& facts, const LeaderTerm& term);
 // What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
 // and the spans with no leader that took a good part of its wait (each said whole, from the
 // step-down to the next election):

@@ -822,5 +822,44 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
   CHECK(contains(text, "client-0's wall and monotonic clocks jumped back by 500 ms"));
 }
 
+// A step-down says why, from its recorded reason: check-quorum, a hand-over, or a newer term
+// in another member's message, with that member's faults and the link between the two that
+// lost what it held just before.
+TEST_CASE("a leaderless span says why its leader stepped down") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.fault("partition", "start", ms_to_ns(1000), {{"from", {"member-2"}}, {"to", {"member-0", "member-1"}},
+                                                 {"symmetric", true}, {"start_ms", 1000}, {"duration_ms", 2000}});
+  b.fault("partition", "end", ms_to_ns(3000), {{"from", {"member-2"}}, {"to", {"member-0", "member-1"}},
+                                               {"symmetric", true}, {"start_ms", 1000}, {"duration_ms", 2000}});
+  b.truth("member-2", "link-dead", ms_to_ns(6001),
+          {{"from", "member-0"}, {"to", "member-2"}, {"held_since_ns", ms_to_ns(1001)}, {"lost", 40}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(6050),
+          {{"member", 0}, {"term", 1}, {"reason", "higher-term"}, {"from", 2}, {"message", "heartbeat-reply"},
+           {"new_term", 4}});
+  b.truth("member-1", "leader-elected", ms_to_ns(7000), {{"member", 1}, {"term", 5}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(8000), {{"member", 1}, {"term", 5}, {"reason", "check-quorum"}});
+  b.truth("member-1", "leader-elected", ms_to_ns(9000), {{"member", 1}, {"term", 6}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(10000),
+          {{"member", 1}, {"term", 6}, {"reason", "hand-over"}, {"from", 0}, {"message", "vote-request"},
+           {"new_term", 7}});
+  b.truth("member-0", "leader-elected", ms_to_ns(10010), {{"member", 0}, {"term", 7}});
+  // An older history's step-down, with no reason: the span is said alone.
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(11000), {{"member", 0}, {"term", 7}});
+  b.truth("member-2", "leader-elected", ms_to_ns(12000), {{"member", 2}, {"term", 8}});
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "from 6.050 s to 7.000 s (member-0 stepped down at 6.050 s on seeing term 4 in member-2's "
+                        "heartbeat-reply: the links between member-2 and each of member-0 and member-1 were cut "
+                        "(their messages held) from 1.000 s to 3.000 s and the connection from member-0 to member-2, "
+                        "holding member-0's messages since 1.001 s, was declared dead at 6.001 s)"));
+  CHECK(contains(words, "from 8.000 s to 9.000 s (member-1 stepped down at 8.000 s: it had heard from no majority of "
+                        "the members within an election timeout (check-quorum))"));
+  CHECK(contains(words, "from 10.000 s to 10.010 s (member-1 handed its leadership over to member-0 at 10.000 s)"));
+  CHECK(contains(words, "from 11.000 s to 12.000 s"));
+  CHECK(!contains(words, "from 11.000 s to 12.000 s ("));
+}
+
 }  // namespace
 }  // namespace lockstep::reports

@@ -21,7 +21,7 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
 }
 
 std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns) {
-  return leaderless_span_words(facts.leaderless(from_ns, to_ns, min_ns));
+  return leaderless_span_words(facts, facts.leaderless(from_ns, to_ns, min_ns));
 }
 
 std::string deletion_words(const KeyLifetime& key) {

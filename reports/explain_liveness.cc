@@ -399,7 +399,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         std::vector<std::string> why;
         if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
         std::sort(gaps.begin(), gaps.end());
-        if (const std::string words = leaderless_span_words(gaps); !words.empty()) why.push_back(words);
+        if (const std::string words = leaderless_span_words(facts, gaps); !words.empty()) why.push_back(words);
         if (!why.empty()) s += " (" + why.front() + (why.size() > 1 ? "; " + why.back() : std::string()) + ")";
       }
     }
@@ -501,7 +501,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       }
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
       const std::string gaps =
-          leaderless_span_words(whole_leaderless_spans(facts, lost_release->true_ns, until, 100'000'000));
+          leaderless_span_words(facts, whole_leaderless_spans(facts, lost_release->true_ns, until, 100'000'000));
       if (!gaps.empty()) s += "; " + gaps;
       // A leader elected while the release was pending: a request forwarded to the old leader
       // and not yet in its log is not carried over (etcd forwards a proposal once and leaves a

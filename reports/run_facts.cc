@@ -24,6 +24,13 @@ RunFacts::RunFacts(const History& history)
   std::map<std::pair<std::string, std::int64_t>, std::size_t> open_calls;  // -> calls_ position
   for (std::size_t i = 0; i < history.events.size(); ++i) {
     const auto& e = history.events[i];
+    if (e.kind == EventKind::truth && e.args.is_object() && (e.op == "link-released" || e.op == "link-dead")) {
+      const bool dead = e.op == "link-dead";
+      link_events_.push_back({e.args.value("from", ""), e.args.value("to", ""),
+                              e.args.value("held_since_ns", std::int64_t{0}), e.true_ns, dead,
+                              e.args.value(dead ? "lost" : "messages", std::int64_t{0})});
+      continue;
+    }
     if (e.kind == EventKind::trace && e.args.is_object() && (e.op == "kv-send" || e.op == "kv-end")) {
       const std::int64_t call = e.args.value("call", std::int64_t{0});
       if (e.op == "kv-send") {

@@ -40,6 +40,18 @@ struct CallRecord {
                                     // (the session's own, not the operation's)
 };
 
+// What a cut link did with the messages it held (simulated runs): released them together at
+// TCP's retransmission after the heal (`link-released`), or lost them with the connection
+// its timeout ended (`link-dead`).
+struct LinkEvent {
+  std::string from;
+  std::string to;
+  std::int64_t held_since_ns = 0;  // when the first of them came to the cut
+  std::int64_t at_ns = 0;          // released or lost then
+  bool dead = false;
+  std::int64_t messages = 0;
+};
+
 class RunFacts {
  public:
   explicit RunFacts(const History& history);
@@ -70,6 +82,8 @@ class RunFacts {
                                           std::int64_t to_ns, const std::string& request = "") const;
   // The call `call` of `process`, or nullptr when the history does not record it.
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
+  // Every release or death of a cut link's held messages, in time order.
+  const std::vector<LinkEvent>& link_events() const { return link_events_; }
   // The spans within [from_ns, to_ns] of at least `min_ns` when no member led the cluster (from
   // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
   std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,
@@ -93,6 +107,7 @@ class RunFacts {
   std::vector<HoldingInterval> holdings_;
   std::vector<std::int64_t> completion_;  // per event: its completion's index, or -1
   std::vector<CallRecord> calls_;          // in send order
+  std::vector<LinkEvent> link_events_;     // in time order
   std::int64_t end_ns_ = 0;
 };
 

@@ -193,6 +193,11 @@ TEST_CASE("a release lost across a leader change names the election it was pendi
   CHECK(all.find("client-0 released the lock at 3.518 s (indeterminate: timeout), and the key stayed") !=
         std::string::npos);
   CHECK(all.find("no member led the cluster from 4.920 s to 5.935 s") != std::string::npos);
+  // Why member-2 stepped down, from the step-down's recorded reason and the link's release.
+  CHECK(all.find("member-2 stepped down at 4.920 s on seeing term 2 in member-0's heartbeat-reply: the links between "
+                 "member-2 and member-0 were cut (their messages held) from 3.450 s to 4.150 s and the "
+                 "heartbeat-reply came with what the link from member-0 to member-2 had held since 3.519 s, released "
+                 "at TCP's retransmission at 4.920 s") != std::string::npos);
   CHECK(all.find("it had no lease, so nothing would ever delete it") != std::string::npos);
 }
 
@@ -440,15 +445,22 @@ TEST_CASE("a session's give-up is worded as sessions count it and a late-answere
                                   "lock was lost before it was taken."));
 }
 
-// A lock call given up (checked by hand against the history): client-1's lock call 40 waited
-// behind client-0's key (revision 43), whose unlock was not applied while no member led; the
-// lock service's clean-up then deleted client-1's key, which its next lock call was granted on.
+// A lock call given up (checked by hand against the history): client-0's lock call 8 waited
+// behind client-3's key (revision 27), which stood until client-3's unlock at 11.445 s; the
+// lock service's clean-up then deleted client-0's key, which its next lock call was granted
+// on. Meanwhile member-1, cut from member-2 from 3.000 s to 4.500 s, got its held messages
+// through at TCP's retransmission at 6.002 s, and member-2, which had campaigned meanwhile,
+// answered with term 2: member-1 stepped down (leader-stepped-down, reason higher-term).
 TEST_CASE("a lock call given up says which key it waited behind and what held it") {
   const std::string all = all_sentences(testdata_explanations("etcd-lock-rpc-lock-call-given-up-behind-a-key.json"));
   INFO(all);
-  CHECK_THAT(all, Catch::Contains("client-1's lock call 40 (sent to member-1 at 9.154 s) had no answer by its deadline "
-                                  "at 14.154 s: it waited behind client-0's key (revision 43), which stood until "
-                                  "14.569 s; meanwhile no member led the cluster from 9.204 s to 11.260 s."));
+  CHECK_THAT(all, Catch::Contains("client-0's lock call 8 (sent to member-0 at 5.614 s) had no answer by its deadline "
+                                  "at 10.614 s: it waited behind client-3's key (revision 27), which stood until "
+                                  "11.445 s; meanwhile no member led the cluster from 6.003 s to 7.484 s (member-1 "
+                                  "stepped down at 6.003 s on seeing term 2 in member-2's append-reply: the links from "
+                                  "member-1 to member-2 were cut (their messages held) from 3.000 s to 4.500 s and "
+                                  "member-1's messages to member-2, held since 3.001 s, got through at TCP's "
+                                  "retransmission at 6.002 s)."));
 }
 
 // A lessor's clock that jumped (checked by hand against the history): member-0's monotonic clock

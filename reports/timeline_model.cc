@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "lockstep/reports/causes.h"
 #include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
@@ -130,8 +131,15 @@ class Builder {
       const int lane = m_.lane_of(t.member);
       if (lane < 0) continue;
       add(lane, kLeaderRow, ItemKind::leader, t.start_ns, t.end_ns == kStillOpen ? m_.end_ns : t.end_ns,
-          "term " + std::to_string(t.term), t.member + " led the cluster in term " + std::to_string(t.term));
+          "term " + std::to_string(t.term), leader_words(t));
     }
+  }
+
+  // A leader bar's note: its term, and why it ended when a step-down says so.
+  std::string leader_words(const LeaderTerm& t) const {
+    std::string words = t.member + " led the cluster in term " + std::to_string(t.term);
+    if (const std::string why = step_down_words(facts_, t); !why.empty()) words += "; " + why;
+    return words;
   }
 
   void events() {

@@ -1,6 +1,7 @@
 #include "lockstep/sim/etcd_member.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "lockstep/kv/invariant.h"
 #include "lockstep/sim/etcd_cluster.h"
@@ -231,10 +232,22 @@ void EtcdMember::restart_election_timeout(bool redraw) {
 }
 
 void EtcdMember::on_became_follower(const BecameFollower& change) {
-  // Every end of a leadership is recorded: check-quorum, a higher term seen, a hand-over.
-  if (change.was_leader)
+  // Every end of a leadership is recorded, with what ended it: check-quorum, a higher term
+  // seen (from which member, in which message), a hand-over.
+  if (change.was_leader) {
+    nlohmann::json args = {{"term", change.previous_term}, {"member", index_}};
+    const TermNews& why = change.why;
+    if (why.from < 0 && std::string_view(why.message) == "check-quorum") {
+      args["reason"] = "check-quorum";
+    } else {
+      args["reason"] = why.forced ? "hand-over" : "higher-term";
+      args["new_term"] = why.seen_term;
+      args["message"] = why.message;
+      if (why.from >= 0) args["from"] = why.from;
+    }
     cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-stepped-down",
-                                  {{"term", change.previous_term}, {"member", index_}});
+                                  std::move(args));
+  }
   note_leader(change.leader);
   if (change.was_leader) {
     lessor_primary_ = false;     // etcd's lessor Demote

@@ -35,10 +35,17 @@ bool Network::blocked(ProcessId from, ProcessId to) const {
   return false;
 }
 
+bool Network::blocked_at(ProcessId from, ProcessId to, std::int64_t at_ns) const {
+  for (const auto& r : rules_)
+    if (r.rule.blocked && r.added_ns <= at_ns && matches(r, from, to)) return true;
+  return false;
+}
+
 std::uint64_t Network::add_rule(LinkRule rule) {
   rule.id = next_rule_id_++;
   std::vector<char> from = flags_of(rule.from), to = flags_of(rule.to);
-  rules_.push_back(ActiveRule{std::move(rule), std::move(from), std::move(to)});
+  rules_.push_back(ActiveRule{std::move(rule), world_.now().time_since_epoch().count(), std::move(from),
+                              std::move(to)});
   return rules_.back().rule.id;
 }
 
@@ -141,14 +148,14 @@ void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
   if (l.held.empty()) {
     l.held_since_ns = world_.now().time_since_epoch().count();
     holding_.emplace_back(from, to);
-    // The connection's timeout runs from the first message it could not deliver.
+    // The connection's timeout runs from the first message it could not deliver, and ends it
+    // if that message is still held then, healed or not: a release that TCP's backoff puts
+    // later, or a second cut before it, does not keep the connection alive.
     const std::uint64_t epoch = ++l.stall_epoch;
     world_.schedule_at(TrueTime(Duration(l.held_since_ns + l.timeout_ns)), kWorldProcess,
                        [this, from, to, epoch] {
                          Link& held = link(from, to);
-                         if (held.stall_epoch == epoch && !held.held.empty() &&
-                             blocked(from, to))
-                           declare_dead(held, from, to);
+                         if (held.stall_epoch == epoch && !held.held.empty()) declare_dead(held, from, to);
                        });
   }
   l.held.push_back(std::move(message));
@@ -162,32 +169,33 @@ void Network::queue_release(Link& l, ProcessId from, ProcessId to) {
   const std::int64_t at_ns =
       next_tcp_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
   const std::uint64_t epoch = l.stall_epoch;
-  world_.schedule_at(TrueTime(Duration(at_ns)), to,
+  // The network's event, not the receiver's: a paused receiver's kernel takes the bytes.
+  world_.schedule_at(TrueTime(Duration(at_ns)), kWorldProcess,
                      [this, from, to, epoch] { release(from, to, epoch); });
 }
 
 void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
-  {
-    Link& l = link(from, to);
-    if (l.stall_epoch != epoch || !l.release_queued) return;  // reset meanwhile
-    l.release_queued = false;
-    if (!rules_.empty() && blocked(from, to)) return;  // cut again: the next heal releases
-    l.last_delivery_ns = std::max(l.last_delivery_ns, world_.now().time_since_epoch().count());
-  }
-  // Delivered in order, in this one event: the receiver reads them together. Each delivery
-  // may send (and grow links_), so the link is looked up again each time.
-  const bool was_held = world_.running_held();
-  world_.set_running_held(true);
-  for (std::size_t i = 0;; ++i) {
-    Link& l = link(from, to);
-    if (i >= l.held.size()) break;
-    EventFn message = std::move(l.held[i]);
-    leave_network(1);
-    message();
-  }
-  world_.set_running_held(was_held);
   Link& l = link(from, to);
-  l.held.clear();
+  if (l.stall_epoch != epoch || !l.release_queued) return;  // reset meanwhile
+  l.release_queued = false;
+  if (!rules_.empty() && blocked(from, to)) return;  // cut again: the next heal releases
+  const std::int64_t now_ns = world_.now().time_since_epoch().count();
+  l.last_delivery_ns = std::max(l.last_delivery_ns, now_ns);
+  world_.record_truth(world_.process(to).name, "link-released",
+                      {{"from", world_.process(from).name},
+                       {"to", world_.process(to).name},
+                       {"held_since_ns", l.held_since_ns},
+                       {"messages", l.held.size()}});
+  leave_network(l.held.size());
+  // The receiver reads them together, in order, in one event of its own (when it next runs,
+  // if paused). Each delivery may send (and grow links_), so the batch is taken out first.
+  world_.post(to, [batch = std::move(l.held), this]() mutable {
+    const bool was_held = world_.running_held();
+    world_.set_running_held(true);
+    for (EventFn& message : batch) message();
+    world_.set_running_held(was_held);
+  });
+  l.held.clear();  // moved from: valid, and emptied for what the link holds next
   l.held_since_ns = -1;
   ++l.stall_epoch;
   l.dead = false;
@@ -195,6 +203,11 @@ void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
 }
 
 void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
+  world_.record_truth(world_.process(to).name, "link-dead",
+                      {{"from", world_.process(from).name},
+                       {"to", world_.process(to).name},
+                       {"held_since_ns", l.held_since_ns},
+                       {"lost", l.held.size()}});
   leave_network(l.held.size());
   dropped_ += l.held.size();
   l.held.clear();

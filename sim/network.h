@@ -11,10 +11,17 @@
 //     * `blocked` (a cut) holds the link's messages, those sent during the cut and those in
 //       flight when it began, in order. When it heals they arrive together, at TCP's next
 //       retransmission after the heal (the first 200 ms after the first held message, then
-//       twice as far each time, at most 120 s apart), plus a latency. A link cut for as long
-//       as its connection timeout (set_connection_timeout) is declared dead: its held
-//       messages and those still in flight on it are lost, the reset handler is told, and
-//       messages sent while the cut lasts are lost too (no new connection can be made).
+//       twice as far each time, at most 120 s apart), plus a latency. A link whose held
+//       messages are not through within its connection timeout (set_connection_timeout),
+//       counted from the first of them, is declared dead, whether or not the cut has healed
+//       meanwhile (TCP gives up on unacknowledged bytes, and a reader's timeout counts time
+//       with nothing read): its held messages and those still in flight on it are lost, the
+//       reset handler is told, and messages sent while the cut lasts are lost too (no new
+//       connection can be made). Each release is recorded as a `link-released` truth event
+//       of the receiver, each death by a cut as `link-dead`.
+//     * A paused receiver's kernel takes what arrives: a message that reached it before a cut
+//       began is not held by that cut, and a retransmission after a heal gets through while
+//       it is paused; it reads them when it resumes.
 //     * `loss_probability`: a message lost on the wire is retransmitted after TCP's
 //       retransmission timeout (200 ms, doubled for each further loss): it arrives late, and
 //       later messages on the link wait behind it. Retransmissions after the rule's end
@@ -155,7 +162,7 @@ class Network {
                          std::uint32_t generation, Fn&& deliver) {
     ++in_network_;
     world_.schedule_at(TrueTime(Duration(at_ns)), to,
-                       [this, from, to, generation,
+                       [this, from, to, generation, at_ns,
                         deliver = std::forward<Fn>(deliver)]() mutable {
                          // No fault, no held message, no connection ever died: nothing to
                          // look up (the common case, on every message).
@@ -170,7 +177,8 @@ class Network {
                            ++dropped_;
                            return;
                          }
-                         if (!l.held.empty() || (!rules_.empty() && blocked(from, to))) {
+                         // Checked as of its arrival: a paused receiver runs this late.
+                         if (!l.held.empty() || (!rules_.empty() && blocked_at(from, to, at_ns))) {
                            hold(l, from, to, EventFn(std::move(deliver)));
                            return;
                          }
@@ -190,6 +198,8 @@ class Network {
   void hold(Link& l, ProcessId from, ProcessId to, EventFn&& message);
   // The cut of link (from, to) healed: its held messages arrive at TCP's next retransmission.
   void queue_release(Link& l, ProcessId from, ProcessId to);
+  // Whether a cut that began at or before `at_ns` still blocks the link.
+  bool blocked_at(ProcessId from, ProcessId to, std::int64_t at_ns) const;
   void release(ProcessId from, ProcessId to, std::uint64_t epoch);
   void declare_dead(Link& l, ProcessId from, ProcessId to);
   Duration one_way_latency();
@@ -198,6 +208,7 @@ class Network {
   // set lookups showed in the profile of runs with faults.
   struct ActiveRule {
     LinkRule rule;
+    std::int64_t added_ns = 0;  // when the rule began (true ns)
     std::vector<char> from;  // empty: any sender; else from[pid] is 1 for the rule's senders
     std::vector<char> to;    // the same for receivers
   };

@@ -53,7 +53,7 @@ void RaftNode::applied_to(std::uint64_t index) {
 
 // ---------------------------------------------------------------- roles
 
-void RaftNode::become_follower(std::uint64_t term, int leader) {
+void RaftNode::become_follower(std::uint64_t term, int leader, TermNews why) {
   const bool was_leader = role_ == MemberRole::leader;
   const std::uint64_t previous_term = term_;
   if (term > term_) {
@@ -63,7 +63,7 @@ void RaftNode::become_follower(std::uint64_t term, int leader) {
   role_ = MemberRole::follower;
   leader_ = leader;
   lead_transferee_ = -1;
-  ready_.emplace_back(BecameFollower{previous_term, was_leader, leader});
+  ready_.emplace_back(BecameFollower{previous_term, was_leader, leader, why});
   if (was_leader) {
     leader_reads_.clear();
     deferred_read_requests_.clear();
@@ -117,18 +117,18 @@ void RaftNode::become_leader() {
   ready_.emplace_back(LeaderAvailable{});
 }
 
-void RaftNode::follow(std::uint64_t term, int leader) {
+void RaftNode::follow(std::uint64_t term, int leader, const char* message) {
   if (term > term_ || role_ != MemberRole::follower || leader_ != leader) {
-    become_follower(term, leader);
+    become_follower(term, leader, TermNews{leader, message, term});
   } else {
     last_heard_leader_local_ = now_local_;
     ready_.emplace_back(ResetElectionTimer{/*redraw=*/false});
   }
 }
 
-bool RaftNode::leads_term_of_reply(std::uint64_t reply_term) {
+bool RaftNode::leads_term_of_reply(std::uint64_t reply_term, int from, const char* message) {
   if (reply_term > term_) {
-    become_follower(reply_term, -1);
+    become_follower(reply_term, -1, TermNews{from, message, reply_term});
     return false;
   }
   return role_ == MemberRole::leader && reply_term == term_;
@@ -159,7 +159,7 @@ void RaftNode::heartbeat_timeout(Duration now_local) {
       recent_active_[peer] = 0;
     }
     if (recent < quorum()) {
-      become_follower(term_, -1);
+      become_follower(term_, -1, TermNews{});
       return;
     }
     lead_transferee_ = -1;  // a transfer not done in an election timeout is abandoned
@@ -284,7 +284,7 @@ void RaftNode::step(const VoteRequest& m, Duration now_local) {
       role_ == MemberRole::leader ||
       (leader_ >= 0 && now_local_ - last_heard_leader_local_ < config_.election_timeout);
   if (!m.forced && in_lease && m.term > term_) return;
-  if (m.term > term_) become_follower(m.term, -1);
+  if (m.term > term_) become_follower(m.term, -1, TermNews{m.candidate, "vote-request", m.term, m.forced});
   const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
                           (m.last_log_term == log_term(last_log_index()) &&
                            m.last_log_index >= last_log_index());
@@ -300,7 +300,7 @@ void RaftNode::step(const VoteRequest& m, Duration now_local) {
 void RaftNode::step(const VoteReply& m, Duration now_local) {
   now_local_ = now_local;
   if (m.term > term_) {
-    become_follower(m.term, -1);
+    become_follower(m.term, -1, TermNews{m.from, "vote-reply", m.term});
     return;
   }
   if (role_ != MemberRole::candidate || m.term != term_ || !m.granted) return;
@@ -322,7 +322,7 @@ void RaftNode::step(const Append& m, Duration now_local) {
                                m.heartbeat_seq});
     return;
   }
-  follow(m.term, m.leader);
+  follow(m.term, m.leader, "append");
   // Entries up to log_offset_ are held by every member, so they match the leader's (a
   // duplicated append can arrive after they were dropped).
   const bool success = m.prev_index <= last_log_index() &&
@@ -351,7 +351,7 @@ void RaftNode::step(const Append& m, Duration now_local) {
 
 void RaftNode::step(const AppendReply& m, Duration now_local) {
   now_local_ = now_local;
-  if (!leads_term_of_reply(m.term)) return;
+  if (!leads_term_of_reply(m.term, m.from, "append-reply")) return;
   const auto from = static_cast<std::size_t>(m.from);
   recent_active_[from] = 1;
   // Duplicated or reordered replies must not multiply the traffic: a success only sends what
@@ -388,7 +388,7 @@ void RaftNode::step(const AppendReply& m, Duration now_local) {
 void RaftNode::step(const Heartbeat& m, Duration now_local) {
   now_local_ = now_local;
   if (m.term >= term_) {
-    follow(m.term, m.leader);
+    follow(m.term, m.leader, "heartbeat");
     commit_to(std::min(m.commit, last_log_index()));
   }
   // A stale leader learns the newer term from the reply.
@@ -397,7 +397,7 @@ void RaftNode::step(const Heartbeat& m, Duration now_local) {
 
 void RaftNode::step(const HeartbeatReply& m, Duration now_local) {
   now_local_ = now_local;
-  if (!leads_term_of_reply(m.term)) return;
+  if (!leads_term_of_reply(m.term, m.from, "heartbeat-reply")) return;
   const auto from = static_cast<std::size_t>(m.from);
   recent_active_[from] = 1;
   // A follower still behind a heartbeat interval after its last append lost that append (or
@@ -411,7 +411,8 @@ void RaftNode::step(const HeartbeatReply& m, Duration now_local) {
 void RaftNode::step(const TimeoutNow& m, Duration now_local) {
   now_local_ = now_local;
   if (m.term < term_) return;
-  if (m.term > term_) become_follower(m.term, -1);  // a lagging successor learns the term first
+  // A lagging successor learns the term first.
+  if (m.term > term_) become_follower(m.term, -1, TermNews{-1, "timeout-now", m.term});
   if (role_ == MemberRole::leader) return;
   become_candidate(/*forced=*/true);
 }

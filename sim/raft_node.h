@@ -140,12 +140,25 @@ struct SendMessage {
 struct BecameLeader {
   std::uint64_t term;
 };
+// What made a node give up its role: a message from member `from` (`message`: "append",
+// "heartbeat", "append-reply", "heartbeat-reply", "vote-request", "vote-reply" or
+// "timeout-now") carrying term `seen_term`, or, with `from` -1 and `message` "check-quorum",
+// its own check-quorum, which heard from no majority within an election timeout. `forced`:
+// the message was the vote request of a leadership hand-over.
+struct TermNews {
+  int from = -1;
+  const char* message = "check-quorum";
+  std::uint64_t seen_term = 0;
+  bool forced = false;
+};
 // This node follows (or waits for) `leader` (-1: none known). `was_leader`: it led in
-// `previous_term` until now (check-quorum, a higher term seen, a hand-over).
+// `previous_term` until now, and `why` says what ended it (check-quorum, a higher term seen,
+// a hand-over).
 struct BecameFollower {
   std::uint64_t previous_term;
   bool was_leader;
   int leader;
+  TermNews why;
 };
 // A leader is known (this node, or the one it now follows): requests held for want of one
 // may go on.
@@ -258,17 +271,17 @@ class RaftNode {
   void send(int to, Message&& message) {
     ready_.emplace_back(std::in_place_type<SendMessage>, to, std::forward<Message>(message));
   }
-  void become_follower(std::uint64_t term, int leader);
+  void become_follower(std::uint64_t term, int leader, TermNews why);
   void become_candidate(bool forced);
   void become_leader();
   // A message from the leader of `term` (not older than ours): follow it, and count it as
   // hearing from a live leader.
-  void follow(std::uint64_t term, int leader);
+  void follow(std::uint64_t term, int leader, const char* message);
   // A follower learned that entries up to `index` (which its log holds) are committed.
   void commit_to(std::uint64_t index);
   // A reply to this leader's message: steps down if the reply carries a newer term; true when
   // this node still leads the reply's term, so the reply counts.
-  bool leads_term_of_reply(std::uint64_t reply_term);
+  bool leads_term_of_reply(std::uint64_t reply_term, int from, const char* message);
   void broadcast_heartbeat();
   // Sends `peer` what it lacks (new entries or a newer commit index) if flow control allows:
   // the peer is replicating and has no append unacknowledged.

@@ -499,7 +499,13 @@ class Driver {
               o << "became-leader term=" << x.term;
             } else if constexpr (std::is_same_v<T, BecameFollower>) {
               o << "became-follower leader=" << who(x.leader);
-              if (x.was_leader) o << " (was leader in term " << x.previous_term << ")";
+              if (x.was_leader) {
+                o << " (was leader in term " << x.previous_term << "; " << x.why.message;
+                if (x.why.from >= 0) o << " from " << who(x.why.from);
+                if (x.why.from >= 0 || x.why.seen_term != 0) o << " term=" << x.why.seen_term;
+                if (x.why.forced) o << " forced";
+                o << ")";
+              }
             } else if constexpr (std::is_same_v<T, LeaderAvailable>) {
               o << "leader-available";
             } else if constexpr (std::is_same_v<T, ResetElectionTimer>) {
