@@ -13,8 +13,9 @@
 //   - "lease-expired" {lease, leader, term, found_ns, renewed_ns, renewed_by} from the leader
 //     whose lessor's revoke committed: the lease is gone. "lease-revoke-attempt" (same args)
 //     is a lessor's proposal, which may never commit (a deposed leader's).
-//   - "leader-elected" / "leader-stepped-down" {member, term} from that member; a `crash`
-//     fault on a leading member ends its term too, and so does a newer term's election.
+//   - "leader-elected" / "leader-stepped-down" {member, term} from that member (a step-down's
+//     event is kept: its `reason` says why); a `crash` fault on a leading member ends its term
+//     too, and so does a newer term's election.
 // Times are true_ns. Histories without truth events (a real cluster, a foreign file) give
 // empty lists.
 #pragma once

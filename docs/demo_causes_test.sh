@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 expected='
 naive-get-put     mutex    key-overwritten         -                  put:client-1
 txn-try-lock      mutex    lease-expired           partition:member-2 -
-txn-retry-lock    mutex    key-deleted-by-request  partition:member-0 delete_range:client-0
+txn-retry-lock    mutex    lease-expired           pause:client-0     -
 reentrant         mutex    key-deleted-by-request  partition:client-0 delete_range:client-0
 redisson-reentrant mutex   lease-expired           pause:client-1     -
 rw-lock           mutex    granted-while-key-held  -                  -

@@ -229,6 +229,28 @@ std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const 
   return spans;
 }
 
+const LinkEvent* link_hold_of(const RunFacts& facts, const std::string& from, const std::string& to,
+                              std::int64_t sent_ns) {
+  for (const LinkEvent& l : facts.link_events()) {
+    if (l.at_ns < sent_ns || l.from != from || l.to != to) continue;
+    if (l.held_since_ns <= sent_ns) return &l;
+    // The hold began after the sending: the message was its first, if a cut was there for it.
+    for (const auto& f : facts.faults())
+      if (f.kind == "partition" && f.on_link(from, to) && f.start_ns <= sent_ns &&
+          (f.open_end || f.end_ns > sent_ns) && l.held_since_ns - sent_ns < 1'000'000'000)
+        return &l;
+    return nullptr;  // delivered before that hold began
+  }
+  return nullptr;
+}
+
+std::string link_hold_words(const LinkEvent& hold, const std::string& what) {
+  std::string s = "the link from " + hold.from + " to " + hold.to + " held " + what + ", with what it had held since " +
+                  format_seconds(hold.held_since_ns) + ", until ";
+  return s + (hold.dead ? "the connection was declared dead at " + format_seconds(hold.at_ns) + ", losing them"
+                        : "TCP's retransmission got them through at " + format_seconds(hold.at_ns));
+}
+
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   const HistoryEvent* e = facts.event(term.stepped_down_event);
   if (e == nullptr || !e->args.is_object()) return "";
@@ -248,8 +270,19 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   // Why the other member's term was newer: it could not hear this leader (cut off, paused,
   // crashed), so it campaigned.
   std::vector<std::string> context;
-  if (const auto faults = facts.faults_hitting(from, term.start_ns, e->true_ns); !faults.empty())
-    context.push_back(fault_clauses(faults, 3));
+  std::vector<const FaultBand*> cut_off;
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.start_ns > e->true_ns || end < term.start_ns) continue;
+    if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.kind == "leader-change") continue;
+    // Only what kept that member from hearing this leader, so that it campaigned: a pause,
+    // crash or clock fault of either, or a fault on the link between the two (another
+    // member's cut, or a client's that lists them, does not).
+    const bool link = f.args.contains("from") || f.args.contains("to");
+    if (link ? f.on_link(term.member, from) || f.on_link(from, term.member) : f.hits(from) || f.hits(term.member))
+      cut_off.push_back(&f);
+  }
+  if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
   // The message that carried the news came late: in what a cut link held, released at TCP's
   // retransmission; or just after a link between them was declared dead (a new connection).
   for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
@@ -318,9 +351,16 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
   std::vector<std::string> why;
   if (const auto held = faults_on_call(facts, call, end_ns); !held.empty()) why.push_back(fault_clauses(held, 4));
+  // Its link to the member still held it when the call ended (a cut healed before, but TCP's
+  // retransmission came after), or lost it.
+  if (const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);
+      hold != nullptr && hold->at_ns >= end_ns)
+    why.push_back(link_hold_words(*hold));
   if (const std::string gaps = leaderless_during(facts, call.sent_ns, end_ns); !gaps.empty()) why.push_back(gaps);
   if (why.empty()) return "";
-  return why.size() == 1 ? why.front() : why.front() + "; " + why.back();
+  std::string words = why.front();
+  for (std::size_t i = 1; i < why.size(); ++i) words += "; " + why[i];
+  return words;
 }
 
 std::string late_renewal_words(const RunFacts& facts, const std::string& client, std::int64_t lease,
@@ -364,9 +404,20 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
   if (c.call != 0) s += " (call " + std::to_string(c.call) + ")";
   if (c.abandoned_ns) s += " and given up at " + format_seconds(*c.abandoned_ns);
   if (const CallRecord* call = facts.find_call(c.client, c.call); call != nullptr && c.call != 0) {
-    const auto held = faults_on_call(facts, *call, last->true_ns);
-    if (!held.empty() && last->true_ns - call->sent_ns >= 1'000'000'000)
+    auto held = faults_on_call(facts, *call, last->true_ns);
+    // The recorded release that let it through, on the client's link to its member: until then
+    // it was on that link, and only the faults on that link held it.
+    const LinkEvent* hold = link_hold_of(facts, call->process, call->member, call->sent_ns);
+    if (hold != nullptr && (hold->dead || hold->at_ns > last->true_ns)) hold = nullptr;
+    if (hold != nullptr)
+      std::erase_if(held, [&](const FaultBand* f) {
+        const bool link = f->args.contains("from") || f->args.contains("to");
+        return !link || !f->on_link(call->process, call->member) || (!f->open_end && f->end_ns < call->sent_ns);
+      });
+    if (!held.empty() && last->true_ns - call->sent_ns >= 1'000'000'000) {
       s += ", held on its way while " + fault_clauses(held, 3);
+      if (hold != nullptr) s += " (" + link_hold_words(*hold) + ")";
+    }
   }
   return s;
 }

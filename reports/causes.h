@@ -70,6 +70,18 @@ std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const 
 // began with a recorded step-down says why the leader stepped down (step_down_words).
 std::string leaderless_span_words(const RunFacts& facts,
                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
+// What a cut link did with a message sent from `from` to `to` at `sent_ns`, from the history's
+// link-released / link-dead records: the first record of that link at or after the sending
+// whose hold had begun by then, or began with a cut of that link active then (the message came
+// to the cut, or queued behind what the link held). nullptr when the link did not hold it, as
+// far as the records show (histories before they were recorded show nothing).
+const LinkEvent* link_hold_of(const RunFacts& facts, const std::string& from, const std::string& to,
+                              std::int64_t sent_ns);
+// "the link from client-2 to member-0 held it, with what it had held since 19.640 s, until TCP's
+// retransmission got them through at 121.841 s"; "... until the connection was declared dead at
+// 25.001 s, losing them".
+std::string link_hold_words(const LinkEvent& hold, const std::string& what = "it");
+
 // Why `term`'s leader stepped down, from its leader-stepped-down event: "member-2 stepped down
 // at 8.055 s on seeing term 4 in member-0's heartbeat-reply (member-0: ...; ...)", check-quorum,
 // or a hand-over; with the faults on the member whose term was newer, and the link between the

@@ -334,9 +334,11 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
 // client-1 held /l/a (revision 4) from 0.502 s and released it at 2.001 s; client-0's acquire
 // (from 1.000 s, key /l/b, revision 5) waited behind it and failed at 7.000 s, while the links
 // from member-0 to client-0 were cut over `cuts_ms`; with `cleanup_ms`, the acquire stopped
-// waiting then and sent its clean-up (a delete, call 2, to its deadline). The liveness
-// explanation.
-std::string waiter_behind_released_key(const std::vector<std::pair<int, int>>& cuts_ms, int cleanup_ms = 0) {
+// waiting then and sent its clean-up (a delete, call 2, to its deadline); `releases_ns` are the
+// link-released records (held since, released at) of the link from member-0 to client-0. The
+// liveness explanation.
+std::string waiter_behind_released_key(const std::vector<std::pair<int, int>>& cuts_ms, int cleanup_ms = 0,
+                                       const std::vector<std::pair<std::int64_t, std::int64_t>>& releases_ns = {}) {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
@@ -359,6 +361,9 @@ std::string waiter_behind_released_key(const std::vector<std::pair<int, int>>& c
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
   for (const auto& [from_ms, to_ms] : cuts_ms)
     b.fault("partition", "end", ms_to_ns(to_ms), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", to_ms - from_ms}});
+  for (const auto& [held_since_ns, at_ns] : releases_ns)
+    b.truth("client-0", "link-released", at_ns,
+            {{"from", "member-0"}, {"to", "client-0"}, {"held_since_ns", held_since_ns}, {"messages", 1}});
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
   b.sort_by_time();
   return liveness_sentences(b);
@@ -375,11 +380,33 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
 
 TEST_CASE("liveness: news held by a cut whose TCP retransmission fell into the next cut says so") {
   // Held since 2.001 s: retransmissions at 2.201, 2.601 and 3.401 s, the first after the heal at
-  // 3.000 s, inside the second cut.
-  const std::string text = waiter_behind_released_key({{1500, 3000}, {3300, 9000}});
+  // 3.000 s, inside the second cut; then 5.001, 8.201 and 14.601 s, the first after it healed.
+  const std::string text =
+      waiter_behind_released_key({{1500, 3000}, {3300, 9000}}, 0, {{ms_to_ns(2001), ms_to_ns(14602)}});
   INFO(text);
-  CHECK(contains(text, "; TCP's next retransmission of it after the heal at 3.000 s, at about 3.401 s, fell into the cut from "
-                       "3.300 s to 9.000 s;"));
+  CHECK(contains(text, "; the link from member-0 to client-0 held all that member-0 sent it from 2.001 s until TCP's "
+                       "retransmission got it through at 14.602 s, after the wait had ended at 7.000 s (its "
+                       "retransmissions fell into a later cut of that link, from 3.300 s to 9.000 s);"));
+}
+
+TEST_CASE("liveness: news held by a cut whose TCP retransmission came after the wait says so") {
+  // Held since 2.001 s: retransmissions at 2.201, 2.601, 3.401, 5.001 and 8.201 s; the first
+  // after the heal at 6.000 s comes after the acquire failed at 7.000 s.
+  const std::string text = waiter_behind_released_key({{1500, 6000}}, 0, {{ms_to_ns(2001), ms_to_ns(8202)}});
+  INFO(text);
+  CHECK(contains(text, "; the link from member-0 to client-0 held all that member-0 sent it from 2.001 s until TCP's "
+                       "retransmission got it through at 8.202 s, after the wait had ended at 7.000 s;"));
+  CHECK_FALSE(contains(text, "later cut"));
+  // Healed at 4.800 s: the retransmission at 5.001 s came within the wait, so it is not said.
+  const std::string within = waiter_behind_released_key({{1500, 4800}}, 0, {{ms_to_ns(2001), ms_to_ns(5002)}});
+  INFO(within);
+  CHECK_FALSE(contains(within, "held all that"));
+  // No record of a hold on that link (its member may never have had the news to send): nothing
+  // is claimed about a retransmission.
+  const std::string unrecorded = waiter_behind_released_key({{1500, 6000}});
+  INFO(unrecorded);
+  CHECK_FALSE(contains(unrecorded, "held all that"));
+  CHECK_FALSE(contains(unrecorded, "retransmission"));
 }
 
 TEST_CASE("liveness: a waiter whose wait had ended before its key came first is not said to have missed the news") {
@@ -586,8 +613,8 @@ TEST_CASE("liveness: a key that stood when the waiter found nobody holding is na
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
   INFO(text);
-  CHECK(contains(text, "The lock key /l/a (revision 5) created at 1.000 s for client-0 stood when client-1's wait began "
-                       "at 10.000 s, until it was deleted at 20.001 s with its lease; client-0 released the lock at "
+  CHECK(contains(text, "The lock key /l/a (revision 5) created at 1.000 s for client-0 stood when nobody believed it held "
+                       "the lock while client-1 waited, from 10.000 s, until it was deleted at 20.001 s with its lease; client-0 released the lock at "
                        "2.000 s (indeterminate: timeout), and the key stayed"));
   CHECK(story.cause.value("class", "") == "release-lost");
 }
@@ -777,6 +804,52 @@ TEST_CASE("a request applied just after TCP's first retransmission past the heal
                        "retransmission timeout had doubled from 200 ms while the link stayed cut since its first held "
                        "request (sent at 1.500 s)."));
   CHECK_FALSE(contains(text, "no member led"));
+}
+
+// A request sent into a loss on its own link: TCP resent it until a transmission got through,
+// well after the loss ended; applied right after that retransmission, it names it. Applied
+// later than 50 ms after any transmission, or with a leaderless span after the loss, it does
+// not (something else held it).
+TEST_CASE("a request sent into a loss on its link names the TCP retransmission that got it through") {
+  const auto with_loss = [] {
+    HistoryBuilder b;
+    b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+    b.truth("etcd", "key-put", ms_to_ns(500), {{"key", "/k"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                         {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(495))}});
+    const nlohmann::json loss = {{"from", {"client-1"}}, {"to", {"member-2"}}, {"probability", 0.9},
+                                 {"duration_ms", 1000}, {"start_ms", 1000}};
+    b.fault("loss", "start", ms_to_ns(1000), loss);
+    b.fault("loss", "end", ms_to_ns(2000), loss);
+    return b;
+  };
+  // Sent at 1.5 s: transmissions at 1.7, 2.1, 2.9 and 4.5 s; the one at 2.9 s, 900 ms after the
+  // loss ended, got it through.
+  HistoryBuilder through = with_loss();
+  through.truth("etcd", "key-delete", ms_to_ns(2910), {{"key", "/k"}, {"revision", 6},
+                                                 {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
+  const std::string text = key_loss_text(through.history);
+  INFO(text);
+  CHECK(contains(text, "It took 1.410 s from sending to applying: transmissions between client-1 and member-2 were "
+                       "lost with probability 0.90 (TCP resent them, late) from 1.000 s to 2.000 s; it got through at TCP's "
+                       "retransmission at 2.900 s, 900 ms after the loss ended: each lost transmission had doubled the "
+                       "retransmission timeout from 200 ms, to 800 ms by then."));
+  // Applied 300 ms after the last transmission: not TCP's doing alone.
+  HistoryBuilder later = with_loss();
+  later.truth("etcd", "key-delete", ms_to_ns(3200), {{"key", "/k"}, {"revision", 6},
+                                               {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
+  const std::string later_text = key_loss_text(later.history);
+  INFO(later_text);
+  CHECK(contains(later_text, "It took 1.700 s from sending to applying"));
+  CHECK_FALSE(contains(later_text, "TCP's retransmission at"));
+  // No leader from 2.2 s to 2.85 s, after the loss: the wait may have been for a leader.
+  HistoryBuilder leaderless = with_loss();
+  leaderless.truth("member-0", "leader-stepped-down", ms_to_ns(2200), {{"member", 0}, {"term", 1}});
+  leaderless.truth("member-1", "leader-elected", ms_to_ns(2850), {{"member", 1}, {"term", 2}});
+  leaderless.truth("etcd", "key-delete", ms_to_ns(2910), {{"key", "/k"}, {"revision", 6},
+                                                    {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
+  const std::string leaderless_text = key_loss_text(leaderless.history);
+  INFO(leaderless_text);
+  CHECK_FALSE(contains(leaderless_text, "TCP's retransmission at"));
 }
 
 // Two cuts of one link that overlap are one cut to TCP (seen in lockstep demo's txn-retry-lock

@@ -40,35 +40,37 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
   return s;
 }
 
-// The news of a deletion at `news_ns` on its way to `client`, held by a cut of the members'
-// links to it (among `held`) that healed before the wait ended at `wait_end_ns`: TCP resends it
-// at its next retransmission after the heal, which may fall into a later cut or after the wait.
-// "; TCP's next retransmission of it after the heal at 24.700 s, at about 27.852 s, fell into
-// the cut from 25.500 s to 77.000 s". "" when no such cut held it, or when that retransmission
-// came within the wait with no cut to hold it. The schedule is counted from the news (the link
-// may have held something earlier: hence "about").
-std::string news_retransmission_words(const std::vector<const FaultBand*>& held, const std::string& client,
-                                      std::int64_t news_ns, std::int64_t wait_end_ns) {
-  // The member whose link to `client` the fault cuts, or "".
-  const auto cut_member = [&](const FaultBand* f) {
-    if (f->kind != "partition") return std::string();
-    for (const auto& p : f->processes)
-      if (p.rfind("member-", 0) == 0 && f->on_link(p, client)) return p;
-    return std::string();
-  };
-  for (const FaultBand* f : held) {
-    const std::string member = cut_member(f);
-    if (member.empty() || f->open_end || f->start_ns > news_ns || f->end_ns <= news_ns || f->end_ns >= wait_end_ns)
-      continue;
-    const std::int64_t retransmit_ns = next_tcp_retransmission_ns(news_ns, f->end_ns);
-    std::string s = "; TCP's next retransmission of it after the heal at " + format_seconds(f->end_ns) +
-                    ", at about " + format_seconds(retransmit_ns) + ", ";
-    for (const FaultBand* g : held)
-      if (g != f && g->kind == "partition" && g->on_link(member, client) && g->start_ns <= retransmit_ns &&
-          (g->open_end || retransmit_ns < g->end_ns))
-        return s + "fell into the cut " + fault_span(*g);
-    if (retransmit_ns > wait_end_ns) return s + "came after the wait had ended at " + format_seconds(wait_end_ns);
-    return "";
+// The news of a deletion at `news_ns` on its way to `client`, from the history's records of
+// cut links: a link from a member (cut by one of `held`) to the client that held everything
+// that member sent it from before the wait ended at `wait_end_ns` until after it. "; the link
+// from member-0 to client-0 held all that member-0 sent it from 2.001 s until TCP's
+// retransmission got it through at 9.401 s, after the wait had ended at 7.000 s (a later cut of
+// that link from 3.300 s to 9.000 s)". Whether the member had the news to send is not claimed:
+// a member cut off from the leader may not have applied the deletion. "" when no record shows
+// such a hold.
+std::string news_hold_words(const RunFacts& facts, const std::vector<const FaultBand*>& held,
+                            const std::string& client, std::int64_t news_ns, std::int64_t wait_end_ns) {
+  for (const LinkEvent& l : facts.link_events()) {
+    if (l.to != client || l.held_since_ns > wait_end_ns || l.at_ns < wait_end_ns || l.at_ns < news_ns) continue;
+    const FaultBand* first_cut = nullptr;
+    for (const FaultBand* f : held)
+      if (f->kind == "partition" && f->on_link(l.from, client) && f->start_ns <= l.held_since_ns + 1'000'000'000 &&
+          (f->open_end || f->end_ns >= l.held_since_ns))
+        first_cut = first_cut != nullptr ? first_cut : f;
+    if (first_cut == nullptr) continue;
+    std::string s = "; the link from " + l.from + " to " + client + " held all that " + l.from + " sent it from " +
+                    format_seconds(l.held_since_ns) + " until " +
+                    (l.dead ? "the connection was declared dead at " + format_seconds(l.at_ns) + ", losing it"
+                            : "TCP's retransmission got it through at " + format_seconds(l.at_ns)) +
+                    ", after the wait had ended at " + format_seconds(wait_end_ns);
+    // A later cut of the same link that the retransmissions fell into.
+    for (const auto& g : facts.faults())
+      if (&g != first_cut && g.kind == "partition" && g.on_link(l.from, client) && !first_cut->open_end &&
+          g.start_ns >= first_cut->end_ns && g.start_ns < l.at_ns) {
+        s += " (its retransmissions fell into a later cut of that link, " + fault_span(g) + ")";
+        break;
+      }
+    return s;
   }
   return "";
 }
@@ -182,7 +184,10 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
   // With no waiter's wait in the witness (no acquire after healing succeeded), the keys that
   // stood when the last fault healed.
   const std::int64_t blocked_at_ns = idle_from_ns >= 0 ? idle_from_ns : healed_ns;
-  const std::string blocked_when = idle_from_ns >= 0 ? waiter + "'s wait began" : "the last fault healed";
+  // The witness's idle_from_ns is when nobody believed it held the lock any more while the
+  // waiter waited (its wait may have begun earlier).
+  const std::string blocked_when = idle_from_ns >= 0 ? "nobody believed it held the lock while " + waiter + " waited, from"
+                                                     : "the last fault healed at";
   // After a heal, only keys that outlived the first acquire tried after it held it up (a
   // waiter's own key, gone with its clean-up, did not).
   std::int64_t outlived_ns = blocked_at_ns;
@@ -212,7 +217,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     if (at_end) {
       s += " still existed when the history ended";
     } else {
-      s += " stood when " + blocked_when + " at " + format_seconds(blocked_at_ns) + ", until it was deleted at " +
+      s += " stood when " + blocked_when + " " + format_seconds(blocked_at_ns) + ", until it was deleted at " +
            format_seconds(k.end_ns) + deletion_words(k);
       // A lease that lived past its TTL because leaders renewed it: a new leader extends every
       // lease when it takes over, so elections kept an abandoned lease alive.
@@ -357,7 +362,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                std::to_string(last_ahead->create_revision) + " was deleted)" +
                ", and the acquire did not take the lock before it ended" +
                (held.empty() ? std::string() : ": meanwhile " + fault_clauses(held, 3)) +
-               news_retransmission_words(held, by.client, last_ahead->end_ns, wait_end_ns) + ";";
+               news_hold_words(facts, held, by.client, last_ahead->end_ns, wait_end_ns) + ";";
         }
       }
       s += (s.back() == ';' ? " so no release of " : ": no release of ") + by.client + "'s would delete it";
@@ -398,9 +403,19 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         }
         std::vector<std::string> why;
         if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
+        // A call its link still held when it ended (TCP's retransmission after the heal came
+        // later), or lost with the connection.
+        for (const CallRecord* c : failed)
+          if (const LinkEvent* hold = link_hold_of(facts, c->process, c->member, c->sent_ns);
+              hold != nullptr && c->end_ns != kStillOpen && hold->at_ns >= c->end_ns)
+            why.push_back(link_hold_words(*hold, "call " + std::to_string(c->call)));
         std::sort(gaps.begin(), gaps.end());
         if (const std::string words = leaderless_span_words(facts, gaps); !words.empty()) why.push_back(words);
-        if (!why.empty()) s += " (" + why.front() + (why.size() > 1 ? "; " + why.back() : std::string()) + ")";
+        if (!why.empty()) {
+          s += " (" + why.front();
+          for (std::size_t i = 1; i < why.size(); ++i) s += "; " + why[i];
+          s += ")";
+        }
       }
     }
     // Who kept its lease alive meanwhile.

@@ -138,7 +138,7 @@ Network::Route Network::plan_route(ProcessId from, ProcessId to, bool in_stream)
   return Route{at_ns, copy_at_ns, false, l.generation};
 }
 
-void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
+void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message, std::int64_t arrived_ns) {
   if (l.dead) {  // no connection can be made across the cut
     leave_network(1);
     ++dropped_;
@@ -146,13 +146,14 @@ void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message) {
   }
   ++held_;
   if (l.held.empty()) {
-    l.held_since_ns = world_.now().time_since_epoch().count();
+    l.held_since_ns = std::min(arrived_ns, world_.now().time_since_epoch().count());
     holding_.emplace_back(from, to);
     // The connection's timeout runs from the first message it could not deliver, and ends it
     // if that message is still held then, healed or not: a release that TCP's backoff puts
     // later, or a second cut before it, does not keep the connection alive.
     const std::uint64_t epoch = ++l.stall_epoch;
-    world_.schedule_at(TrueTime(Duration(l.held_since_ns + l.timeout_ns)), kWorldProcess,
+    const std::int64_t now_ns = world_.now().time_since_epoch().count();
+    world_.schedule_at(TrueTime(Duration(std::max(now_ns, l.held_since_ns + l.timeout_ns))), kWorldProcess,
                        [this, from, to, epoch] {
                          Link& held = link(from, to);
                          if (held.stall_epoch == epoch && !held.held.empty()) declare_dead(held, from, to);

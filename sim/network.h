@@ -179,7 +179,7 @@ class Network {
                          }
                          // Checked as of its arrival: a paused receiver runs this late.
                          if (!l.held.empty() || (!rules_.empty() && blocked_at(from, to, at_ns))) {
-                           hold(l, from, to, EventFn(std::move(deliver)));
+                           hold(l, from, to, EventFn(std::move(deliver)), at_ns);
                            return;
                          }
                          l.dead = false;
@@ -194,8 +194,9 @@ class Network {
     LOCKSTEP_INVARIANT(in_network_ >= count, "a message leaves the network at most once per copy");
     in_network_ -= count;
   }
-  // A message reached a cut link (or one still holding earlier messages): it waits.
-  void hold(Link& l, ProcessId from, ProcessId to, EventFn&& message);
+  // A message that arrived at `arrived_ns` found a cut link (or one still holding earlier
+  // messages): it waits. (A paused receiver's message is looked at only when it resumes.)
+  void hold(Link& l, ProcessId from, ProcessId to, EventFn&& message, std::int64_t arrived_ns);
   // The cut of link (from, to) healed: its held messages arrive at TCP's next retransmission.
   void queue_release(Link& l, ProcessId from, ProcessId to);
   // Whether a cut that began at or before `at_ns` still blocks the link.

@@ -170,6 +170,26 @@ TEST_CASE("a paused receiver's kernel takes what arrives: a later cut holds none
   CHECK(t.got == std::vector<int>{0, 1, 2});
 }
 
+TEST_CASE("a message held for a paused receiver is held from its arrival, not from the resume") {
+  // Arrived at about 102 ms into a cut, while b was paused until 3 s: TCP's schedule and the
+  // 5 s timeout run from the arrival. Healed at 4 s, the next retransmission (about 6.3 s) comes
+  // after the timeout (about 5.1 s): the connection dies with it. Counted from the resume, the
+  // retransmission at about 4.4 s would have got it through.
+  Link2 t;
+  t.net.set_connection_timeout(t.a, t.b, seconds(5));
+  const auto rule = t.cut();
+  t.w.pause(t.b);
+  t.w.run_until(TrueTime(milliseconds(100)));
+  t.send(0);
+  t.w.run_until(TrueTime(milliseconds(3000)));
+  t.w.resume(t.b);
+  t.w.run_until(TrueTime(milliseconds(4000)));
+  t.net.remove_rule(rule);
+  t.w.run_until(TrueTime(seconds(20)));
+  CHECK(t.got.empty());
+  CHECK(t.net.messages_dropped() == 1);
+}
+
 TEST_CASE("a retransmission after a heal reaches a paused receiver: a cut after it holds nothing") {
   Link2 t;
   const auto first = t.cut();
