@@ -15,6 +15,17 @@ bool in(const std::vector<char>& flags, ProcessId pid) {
   return flags.empty() || (i < flags.size() && flags[i] != 0);
 }
 
+// A `link-released` / `link-dead` truth event of the receiver: what a cut link did with the
+// messages it held since `held_since_ns`.
+void record_link(World& world, const char* op, ProcessId from, ProcessId to, std::int64_t held_since_ns,
+                 const char* count_field, std::size_t count) {
+  world.record_truth(world.process(to).name, op,
+                     {{"from", world.process(from).name},
+                      {"to", world.process(to).name},
+                      {"held_since_ns", held_since_ns},
+                      {count_field, count}});
+}
+
 std::vector<char> flags_of(const std::set<ProcessId>& pids) {
   std::vector<char> flags;
   if (pids.empty()) return flags;
@@ -182,11 +193,7 @@ void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
   if (!rules_.empty() && blocked(from, to)) return;  // cut again: the next heal releases
   const std::int64_t now_ns = world_.now().time_since_epoch().count();
   l.last_delivery_ns = std::max(l.last_delivery_ns, now_ns);
-  world_.record_truth(world_.process(to).name, "link-released",
-                      {{"from", world_.process(from).name},
-                       {"to", world_.process(to).name},
-                       {"held_since_ns", l.held_since_ns},
-                       {"messages", l.held.size()}});
+  record_link(world_, "link-released", from, to, l.held_since_ns, "messages", l.held.size());
   leave_network(l.held.size());
   // The receiver reads them together, in order, in one event of its own (when it next runs,
   // if paused). Each delivery may send (and grow links_), so the batch is taken out first.
@@ -204,11 +211,7 @@ void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
 }
 
 void Network::declare_dead(Link& l, ProcessId from, ProcessId to) {
-  world_.record_truth(world_.process(to).name, "link-dead",
-                      {{"from", world_.process(from).name},
-                       {"to", world_.process(to).name},
-                       {"held_since_ns", l.held_since_ns},
-                       {"lost", l.held.size()}});
+  record_link(world_, "link-dead", from, to, l.held_since_ns, "lost", l.held.size());
   leave_network(l.held.size());
   dropped_ += l.held.size();
   l.held.clear();

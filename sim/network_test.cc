@@ -34,6 +34,19 @@ struct Link2 {
     r.blocked = true;
     return net.add_rule(r);
   }
+  // With a 5 s connection timeout: a cut from 0, `messages` sent 40 ms apart into it, healed at
+  // `heal_ms`, then run to 30 s.
+  void cut_send_heal(int messages, int heal_ms) {
+    net.set_connection_timeout(a, b, seconds(5));
+    const auto rule = cut();
+    for (int i = 0; i < messages; ++i) {
+      w.run_until(TrueTime(milliseconds(i * 40)));
+      send(i);
+    }
+    w.run_until(TrueTime(milliseconds(heal_ms)));
+    net.remove_rule(rule);
+    w.run_until(TrueTime(seconds(30)));
+  }
 };
 
 TEST_CASE("a cut holds a link's messages and delivers them in order at TCP's next retransmission") {
@@ -110,18 +123,10 @@ TEST_CASE("after a cut killed a connection and healed, the next cut holds again,
 }
 
 TEST_CASE("a cut whose retransmission comes within the timeout loses nothing, however many messages it held") {
-  Link2 t;
-  t.net.set_connection_timeout(t.a, t.b, seconds(5));
-  const auto rule = t.cut();
-  for (int i = 0; i < 70; ++i) {
-    t.w.run_until(TrueTime(milliseconds(i * 40)));
-    t.send(i);
-  }
   // Healed at 2.9 s: TCP's retransmissions of the first held message (at about 1 ms) come at
   // +0.2, +0.6, +1.4, +3.0 s, so the one at about 3.0 s gets everything through, within 5 s.
-  t.w.run_until(TrueTime(milliseconds(2900)));
-  t.net.remove_rule(rule);
-  t.w.run_until(TrueTime(seconds(30)));
+  Link2 t;
+  t.cut_send_heal(70, 2900);
   REQUIRE(t.got.size() == 70);
   REQUIRE(std::is_sorted(t.got.begin(), t.got.end()));
   CHECK(t.got_at_ms.front() >= 3000);
@@ -133,15 +138,7 @@ TEST_CASE("a cut that heals before the timeout still kills the connection when T
   // The reader's timeout counts time with nothing read: healed at 4.9 s, the held bytes would
   // come only with the retransmission at about 6.2 s, and the connection is dead at 5 s.
   Link2 t;
-  t.net.set_connection_timeout(t.a, t.b, seconds(5));
-  const auto rule = t.cut();
-  for (int i = 0; i < 100; ++i) {
-    t.w.run_until(TrueTime(milliseconds(i * 40)));
-    t.send(i);
-  }
-  t.w.run_until(TrueTime(milliseconds(4900)));
-  t.net.remove_rule(rule);
-  t.w.run_until(TrueTime(seconds(30)));
+  t.cut_send_heal(100, 4900);
   CHECK(t.got.empty());
   CHECK(t.net.messages_dropped() == 100);
   t.send(100);  // a new connection
