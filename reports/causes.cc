@@ -251,6 +251,18 @@ std::string link_hold_words(const LinkEvent& hold, const std::string& what) {
                         : "TCP's retransmission got them through at " + format_seconds(hold.at_ns));
 }
 
+std::string dropped_words(const RunFacts& facts, const std::string& client, std::int64_t call,
+                          const std::string& what) {
+  const DroppedProposal* d = facts.dropped_proposal(client, call);
+  if (d == nullptr) return "";
+  const std::string by = d->cause.lock_service.empty() ? d->cause.member : d->cause.lock_service;
+  return d->member + " dropped " + what + " at " + format_seconds(d->at_ns) + " (" +
+         (by.empty() ? std::string("a member") : by) + " passed it on to " + d->member +
+         " as the leader, but " + d->member +
+         " no longer led and knew no leader; etcd does not propose a dropped request again, so only "
+         "the caller's deadline ends it)";
+}
+
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   const HistoryEvent* e = facts.event(term.stepped_down_event);
   if (e == nullptr || !e->args.is_object()) return "";
@@ -351,6 +363,8 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
   std::vector<std::string> why;
   if (const auto held = faults_on_call(facts, call, end_ns); !held.empty()) why.push_back(fault_clauses(held, 4));
+  if (const std::string dropped = dropped_words(facts, call.process, call.call); !dropped.empty())
+    why.push_back(dropped);
   // Its link to the member still held it when the call ended (a cut healed before, but TCP's
   // retransmission came after), or lost it.
   if (const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);

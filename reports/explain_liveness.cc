@@ -167,6 +167,22 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                                   std::to_string(last_term->term) + ")."
                             : std::string("When the history ended no member was leader."));
 
+  // The waiter's own acquire: a call of it that a member which no longer led dropped, so it
+  // could not go on whatever the lock's state.
+  {
+    const nlohmann::json witness = check.value("witness", nlohmann::json::object());
+    const std::int64_t invoke = int_of(witness, "invoke_event", -1);
+    const std::string waiter = witness.value("process", std::string());
+    if (invoke >= 0 && !waiter.empty())
+      for (const CallRecord& c : facts.calls())
+        if (c.process == waiter && c.invoke == invoke && c.outcome == "deadline")
+          if (const std::string dropped = dropped_words(facts, c.process, c.call); !dropped.empty())
+            out.say(waiter + "'s acquire sent a " + c.request + " (call " + std::to_string(c.call) + ") to " +
+                        c.member + " at " + format_seconds(c.sent_ns) + ", which reached its deadline at " +
+                        format_seconds(c.end_ns) + ": " + dropped + ".",
+                    TimeSpan{c.sent_ns, c.end_ns});
+  }
+
   for (const auto& h : facts.holdings())
     if (h.end_ns == kStillOpen)
       out.say(h.process + " still believed it held the lock when the history ended (since " +
@@ -403,6 +419,10 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         }
         std::vector<std::string> why;
         if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
+        for (const CallRecord* c : failed)
+          if (const std::string dropped = dropped_words(facts, c->process, c->call, "call " + std::to_string(c->call));
+              !dropped.empty())
+            why.push_back(dropped);
         // A call its link still held when it ended (TCP's retransmission after the heal came
         // later), or lost with the connection.
         for (const CallRecord* c : failed)
@@ -514,6 +534,12 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             s += "; " + t.member + " led the cluster then";
         s += ")";
       }
+      // A call of the release that a member which no longer led dropped.
+      for (const CallRecord* c : facts.calls_of(k.owner, lost_release->true_ns, until))
+        if (const std::string dropped =
+                dropped_words(facts, c->process, c->call, "its " + c->request + " (call " + std::to_string(c->call) + ")");
+            !dropped.empty())
+          s += "; " + dropped;
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);
       const std::string gaps =
           leaderless_span_words(facts, whole_leaderless_spans(facts, lost_release->true_ns, until, 100'000'000));

@@ -31,6 +31,10 @@ RunFacts::RunFacts(const History& history)
                               e.args.value(dead ? "lost" : "messages", std::int64_t{0})});
       continue;
     }
+    if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
+      dropped_.push_back({e.process, e.true_ns, cause_of(e)});
+      continue;
+    }
     if (e.kind == EventKind::trace && e.args.is_object() && (e.op == "kv-send" || e.op == "kv-end")) {
       const std::int64_t call = e.args.value("call", std::int64_t{0});
       if (e.op == "kv-send") {
@@ -132,6 +136,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> RunFacts::leaderless(std::int
   }
   if (covered_to < to_ns && to_ns - covered_to >= min_ns) gaps.emplace_back(covered_to, to_ns);
   return gaps;
+}
+
+const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std::int64_t call) const {
+  for (const auto& d : dropped_)
+    if (d.cause.client == client && d.cause.call == call) return &d;
+  return nullptr;
 }
 
 const CallRecord* RunFacts::find_call(const std::string& process, std::int64_t call) const {

@@ -52,6 +52,14 @@ struct LinkEvent {
   std::int64_t messages = 0;
 };
 
+// A request a member dropped (simulated runs): another member had passed it on to it as the
+// leader, but it no longer led and knew no leader (`proposal-dropped`).
+struct DroppedProposal {
+  std::string member;  // the member that dropped it
+  std::int64_t at_ns = 0;
+  ChangeCause cause;   // the request: its client and call, and the member that passed it on
+};
+
 class RunFacts {
  public:
   explicit RunFacts(const History& history);
@@ -84,6 +92,9 @@ class RunFacts {
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
   // Every release or death of a cut link's held messages, in time order.
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
+  // The drop of the request `call` of `client` (for a lock service's request, the client call
+  // it served), or nullptr.
+  const DroppedProposal* dropped_proposal(const std::string& client, std::int64_t call) const;
   // The spans within [from_ns, to_ns] of at least `min_ns` when no member led the cluster (from
   // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
   std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,
@@ -108,6 +119,7 @@ class RunFacts {
   std::vector<std::int64_t> completion_;  // per event: its completion's index, or -1
   std::vector<CallRecord> calls_;          // in send order
   std::vector<LinkEvent> link_events_;     // in time order
+  std::vector<DroppedProposal> dropped_;   // in time order
   std::int64_t end_ns_ = 0;
 };
 

@@ -463,6 +463,25 @@ TEST_CASE("a lock call given up says which key it waited behind and what held it
                                   "retransmission at 6.002 s)."));
 }
 
+// Requests dropped by a member that had stepped down (checked against the history, and by an
+// instrumented replay in review): member-1 still took member-2 for the leader and passed it
+// client-0's lease grant (call 2) and client-1's unlock, as its lock service's delete; member-2,
+// which had stepped down at 8.055 s, knew no leader and dropped both. Neither was proposed
+// again: client-0's acquire waited to its deadline, and client-1's key stayed until its next
+// unlock at 13.516 s.
+TEST_CASE("requests dropped by a member that had stepped down are named where they were lost") {
+  const auto explanations = testdata_explanations("etcd-lock-rpc-requests-dropped-by-a-stepped-down-leader.json");
+  const std::string all = all_sentences(explanations);
+  INFO(all);
+  CHECK_THAT(all, Catch::Contains("client-0's acquire sent a lease_grant (call 2) to member-1 at 8.100 s, which reached "
+                                  "its deadline at 13.100 s: member-2 dropped it at 8.101 s (member-1 passed it on to "
+                                  "member-2 as the leader, but member-2 no longer led and knew no leader; etcd does not "
+                                  "propose a dropped request again, so only the caller's deadline ends it)."));
+  CHECK_THAT(all, Catch::Contains("client-1 released the lock at 8.205 s (indeterminate: timeout), and the key stayed "
+                                  "(its calls went to member-1); member-2 dropped its unlock (call 35) at 8.207 s"));
+  CHECK_THAT(all, Catch::Contains("member-2 stepped down at 8.055 s on seeing term 4 in member-0's heartbeat-reply"));
+}
+
 // A lessor's clock that jumped (checked by hand against the history): member-0's monotonic clock
 // jumped forward 2.829 s at 32.000 s, so the lease granted at 31.281 s with a 5 s TTL ran out,
 // as member-0 counted it, at 33.452 s; client-0 created its key at 33.468 s.

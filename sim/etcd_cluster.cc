@@ -229,6 +229,13 @@ void EtcdCluster::report_lease_renewal(LeaseId lease, int leader, int from_membe
   world_.record_truth(leader_name, "lease-renewed", {{"lease", lease}, {"leader", leader_name}, {"cause", std::move(cause)}});
 }
 
+void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entry) {
+  if (!world_.observer()) return;
+  nlohmann::json args = {{"member", member_index}, {"reason", "no-leader"}};
+  if (nlohmann::json cause = cause_of(entry); !cause.is_null()) args["cause"] = std::move(cause);
+  world_.record_truth(world_.process(member(member_index).pid()).name, "proposal-dropped", std::move(args));
+}
+
 void EtcdCluster::note_abandoned_call(ProcessId client, std::uint64_t call_id) {
   if (!world_.observer()) return;
   abandoned_calls_.emplace(std::make_pair(client, call_id), world_.now().time_since_epoch().count());

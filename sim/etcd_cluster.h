@@ -91,6 +91,10 @@ class EtcdCluster {
   // only when its client had given that call up, the one renewal the client never saw (a
   // keep-alive held by a cut and let through after the client's deadline).
   void report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route);
+  // Member `member` dropped `entry`, which another member had passed on to it as the leader
+  // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with
+  // the entry's cause, so an explanation can say where a request was lost.
+  void report_proposal_dropped(int member, const LogEntry& entry);
   // Whether report_applied(index, ...) will record the events of that index (an observer is
   // set and no member applied it before).
   bool records_truth_of(std::uint64_t index) const {

@@ -205,6 +205,7 @@ void EtcdMember::act_on(RaftOutput&& output) {
                  [this](Committed& m) { apply_committed(m.index); },
                  [this](ReadState& m) { on_read_index_reply(m.round, m.index); },
                  [this](ProposalDropped& m) { drop_proposal(std::move(m.entry)); },
+                 [this](ForwardedProposalDropped& m) { cluster_.report_proposal_dropped(index_, m.entry); },
              },
              output);
 }

@@ -423,6 +423,8 @@ void RaftNode::step(ForwardedProposal&& m, Duration now_local) {
   // do (dropped when it knows none).
   if (role_ == MemberRole::leader || (leader_ >= 0 && leader_ != config_.self))
     propose(std::move(*m.entry), now_local);
+  else
+    ready_.emplace_back(ForwardedProposalDropped{std::move(*m.entry)});
 }
 
 void RaftNode::step(RaftMessage&& m, Duration now_local) {

@@ -181,8 +181,15 @@ struct ReadState {
 struct ProposalDropped {
   LogEntry entry;
 };
+// A proposal another member passed on to this one as the leader, which this node neither
+// leads nor knows a leader to pass it to: raft drops it, and the member that passed it on is
+// not told (its client waits for its deadline).
+struct ForwardedProposalDropped {
+  LogEntry entry;
+};
 using RaftOutput = std::variant<SendMessage, BecameLeader, BecameFollower, LeaderAvailable,
-                                ResetElectionTimer, Committed, ReadState, ProposalDropped>;
+                                ResetElectionTimer, Committed, ReadState, ProposalDropped,
+                                ForwardedProposalDropped>;
 
 class RaftNode {
  public:

@@ -515,6 +515,8 @@ class Driver {
               if (!hold_apply_[i]) nodes_[i].applied_to(x.index);
             } else if constexpr (std::is_same_v<T, ReadState>) {
               o << "read-state round=" << x.round << " index=" << x.index;
+            } else if constexpr (std::is_same_v<T, ForwardedProposalDropped>) {
+              o << "forwarded-proposal-dropped " << describe_op(x.entry.op);
             } else {
               static_assert(std::is_same_v<T, ProposalDropped>);
               o << "proposal-dropped " << describe_op(x.entry.op);
