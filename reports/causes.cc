@@ -256,7 +256,12 @@ std::string dropped_words(const RunFacts& facts, const std::string& client, std:
   const DroppedProposal* d = facts.dropped_proposal(client, call);
   if (d == nullptr) return "";
   const std::string by = d->cause.lock_service.empty() ? d->cause.member : d->cause.lock_service;
-  return d->member + " dropped " + what + " at " + format_seconds(d->at_ns) + " (" +
+  // A lock service's request made for the client's call: that request is what was dropped.
+  const std::string dropped = d->cause.lock_service.empty()
+                                  ? what
+                                  : "the " + d->cause.request + " that " + d->cause.lock_service +
+                                        "'s lock service made for " + what;
+  return d->member + " dropped " + dropped + " at " + format_seconds(d->at_ns) + " (" +
          (by.empty() ? std::string("a member") : by) + " passed it on to " + d->member +
          " as the leader, but " + d->member +
          " no longer led and knew no leader; etcd does not propose a dropped request again, so only "

@@ -478,7 +478,8 @@ TEST_CASE("requests dropped by a member that had stepped down are named where th
                                   "member-2 as the leader, but member-2 no longer led and knew no leader; etcd does not "
                                   "propose a dropped request again, so only the caller's deadline ends it)."));
   CHECK_THAT(all, Catch::Contains("client-1 released the lock at 8.205 s (indeterminate: timeout), and the key stayed "
-                                  "(its calls went to member-1); member-2 dropped its unlock (call 35) at 8.207 s"));
+                                  "(its calls went to member-1); member-2 dropped the delete_range that member-1's lock "
+                                  "service made for its unlock (call 35) at 8.207 s"));
   CHECK_THAT(all, Catch::Contains("member-2 stepped down at 8.055 s on seeing term 4 in member-0's heartbeat-reply"));
 }
 
