@@ -917,8 +917,10 @@ TEST_CASE("a leaderless span says why its leader stepped down") {
           {{"member", 1}, {"term", 6}, {"reason", "hand-over"}, {"from", 0}, {"message", "vote-request"},
            {"new_term", 7}});
   b.truth("member-0", "leader-elected", ms_to_ns(10010), {{"member", 0}, {"term", 7}});
-  // An older history's step-down, with no reason: the span is said alone.
-  b.truth("member-0", "leader-stepped-down", ms_to_ns(11000), {{"member", 0}, {"term", 7}});
+  // An older history's step-down, with no reason: the span is said alone. Records of the wrong
+  // types (a hand-edited file) read as absent, never as an exception.
+  b.truth("member-2", "link-released", ms_to_ns(10500), {{"from", 0}, {"to", "member-2"}, {"held_since_ns", "soon"}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(11000), {{"member", 0}, {"term", 7}, {"reason", 3}, {"message", 4}});
   b.truth("member-2", "leader-elected", ms_to_ns(12000), {{"member", 2}, {"term", 8}});
   const RunFacts facts(b.history);
   const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));

@@ -25,10 +25,18 @@ RunFacts::RunFacts(const History& history)
   for (std::size_t i = 0; i < history.events.size(); ++i) {
     const auto& e = history.events[i];
     if (e.kind == EventKind::truth && e.args.is_object() && (e.op == "link-released" || e.op == "link-dead")) {
+      // Read leniently: a field of another type reads as absent, not as an exception.
+      const auto text = [&](const char* field) {
+        const auto it = e.args.find(field);
+        return it != e.args.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      const auto number = [&](const char* field) {
+        const auto it = e.args.find(field);
+        return it != e.args.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t{0};
+      };
       const bool dead = e.op == "link-dead";
-      link_events_.push_back({e.args.value("from", ""), e.args.value("to", ""),
-                              e.args.value("held_since_ns", std::int64_t{0}), e.true_ns, dead,
-                              e.args.value(dead ? "lost" : "messages", std::int64_t{0})});
+      link_events_.push_back({text("from"), text("to"), number("held_since_ns"), e.true_ns, dead,
+                              number(dead ? "lost" : "messages")});
       continue;
     }
     if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
