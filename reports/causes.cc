@@ -251,9 +251,9 @@ std::string link_hold_words(const LinkEvent& hold, const std::string& what) {
                         : "TCP's retransmission got them through at " + format_seconds(hold.at_ns));
 }
 
-std::string dropped_words(const RunFacts& facts, const std::string& client, std::int64_t call,
-                          const std::string& what) {
-  const DroppedProposal* d = facts.dropped_proposal(client, call);
+std::string dropped_words(const RunFacts& facts, const CallRecord& call, const std::string& what) {
+  const DroppedProposal* d = facts.dropped_proposal(call.process, call.call, call.sent_ns,
+                                                    call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns);
   if (d == nullptr) return "";
   const std::string by = d->cause.lock_service.empty() ? d->cause.member : d->cause.lock_service;
   // A lock service's request made for the client's call: that request is what was dropped.
@@ -293,7 +293,9 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   std::vector<const FaultBand*> cut_off;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
-    if (f.start_ns > e->true_ns || end < term.start_ns) continue;
+    // Within the term, and not long before the step-down: once a fault ends, the news of the
+    // newer term comes within a retransmission or a new connection.
+    if (f.start_ns > e->true_ns || end < term.start_ns || e->true_ns - end > 10'000'000'000) continue;
     if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.kind == "leader-change") continue;
     // Only what kept that member from hearing this leader, so that it campaigned: a pause,
     // crash or clock fault of either, or a fault on the link between the two (another
@@ -314,7 +316,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
     if (l.dead) {
       context.push_back("the connection from " + l.from + " to " + l.to + ", holding " + l.from + "'s messages since " +
                         format_seconds(l.held_since_ns) + ", was declared dead at " + format_seconds(l.at_ns));
-    } else if (l.from == from && e->true_ns - l.at_ns < 1'000'000) {
+    } else if (l.from == from && l.read_ns == e->true_ns) {
       context.push_back("the " + text("message", "message") + " came with what the link from " +
                         l.from + " to " + l.to + " had held since " + format_seconds(l.held_since_ns) +
                         ", released at TCP's retransmission at " + format_seconds(l.at_ns));
@@ -371,7 +373,7 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const std::int64_t end_ns = call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns;
   std::vector<std::string> why;
   if (const auto held = faults_on_call(facts, call, end_ns); !held.empty()) why.push_back(fault_clauses(held, 4));
-  if (const std::string dropped = dropped_words(facts, call.process, call.call); !dropped.empty())
+  if (const std::string dropped = dropped_words(facts, call); !dropped.empty())
     why.push_back(dropped);
   // Its link to the member still held it when the call ended (a cut healed before, but TCP's
   // retransmission came after), or lost it.

@@ -84,10 +84,9 @@ std::string link_hold_words(const LinkEvent& hold, const std::string& what = "it
 
 // "member-2 dropped it at 8.101 s (member-1 passed it on to member-2 as the leader, but
 // member-2 no longer led and knew no leader; etcd does not propose a dropped request again, so
-// only the caller's deadline ends it)" for the request `call` of `client` (`what` names it);
+// only the caller's deadline ends it)" for `call`, dropped while it was out (`what` names it);
 // "" when the history records no such drop.
-std::string dropped_words(const RunFacts& facts, const std::string& client, std::int64_t call,
-                          const std::string& what = "it");
+std::string dropped_words(const RunFacts& facts, const CallRecord& call, const std::string& what = "it");
 
 // Why `term`'s leader stepped down, from its leader-stepped-down event: "member-2 stepped down
 // at 8.055 s on seeing term 4 in member-0's heartbeat-reply (member-0: ...; ...)", check-quorum,

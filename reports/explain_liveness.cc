@@ -176,7 +176,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     if (invoke >= 0 && !waiter.empty())
       for (const CallRecord& c : facts.calls())
         if (c.process == waiter && c.invoke == invoke && c.outcome == "deadline")
-          if (const std::string dropped = dropped_words(facts, c.process, c.call); !dropped.empty())
+          if (const std::string dropped = dropped_words(facts, c); !dropped.empty())
             out.say(waiter + "'s acquire sent a " + c.request + " (call " + std::to_string(c.call) + ") to " +
                         c.member + " at " + format_seconds(c.sent_ns) + ", which reached its deadline at " +
                         format_seconds(c.end_ns) + ": " + dropped + ".",
@@ -420,7 +420,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         std::vector<std::string> why;
         if (!held.empty()) why.push_back("on their way " + fault_clauses(held, 4));
         for (const CallRecord* c : failed)
-          if (const std::string dropped = dropped_words(facts, c->process, c->call, "call " + std::to_string(c->call));
+          if (const std::string dropped = dropped_words(facts, *c, "call " + std::to_string(c->call));
               !dropped.empty())
             why.push_back(dropped);
         // A call its link still held when it ended (TCP's retransmission after the heal came
@@ -537,7 +537,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       // A call of the release that a member which no longer led dropped.
       for (const CallRecord* c : facts.calls_of(k.owner, lost_release->true_ns, until))
         if (const std::string dropped =
-                dropped_words(facts, c->process, c->call, "its " + c->request + " (call " + std::to_string(c->call) + ")");
+                dropped_words(facts, *c, "its " + c->request + " (call " + std::to_string(c->call) + ")");
             !dropped.empty())
           s += "; " + dropped;
       if (!faults.empty()) s += "; meanwhile " + fault_clauses(faults);

@@ -35,7 +35,10 @@ RunFacts::RunFacts(const History& history)
         return it != e.args.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t{0};
       };
       const bool dead = e.op == "link-dead";
-      link_events_.push_back({text("from"), text("to"), number("held_since_ns"), e.true_ns, dead,
+      // A release's batch reached the receiver at arrived_ns; a paused one read it later.
+      const std::int64_t arrived_ns = number("arrived_ns");
+      link_events_.push_back({text("from"), text("to"), number("held_since_ns"),
+                              arrived_ns > 0 ? arrived_ns : e.true_ns, e.true_ns, dead,
                               number(dead ? "lost" : "messages")});
       continue;
     }
@@ -146,9 +149,10 @@ std::vector<std::pair<std::int64_t, std::int64_t>> RunFacts::leaderless(std::int
   return gaps;
 }
 
-const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std::int64_t call) const {
+const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std::int64_t call,
+                                                  std::int64_t from_ns, std::int64_t to_ns) const {
   for (const auto& d : dropped_)
-    if (d.cause.client == client && d.cause.call == call) return &d;
+    if (d.cause.client == client && d.cause.call == call && from_ns <= d.at_ns && d.at_ns <= to_ns) return &d;
   return nullptr;
 }
 

@@ -47,7 +47,8 @@ struct LinkEvent {
   std::string from;
   std::string to;
   std::int64_t held_since_ns = 0;  // when the first of them came to the cut
-  std::int64_t at_ns = 0;          // released or lost then
+  std::int64_t at_ns = 0;          // released (TCP's retransmission arrived) or lost then
+  std::int64_t read_ns = 0;        // when the receiver read the release (later, if paused)
   bool dead = false;
   std::int64_t messages = 0;
 };
@@ -92,9 +93,10 @@ class RunFacts {
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
   // Every release or death of a cut link's held messages, in time order.
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
-  // The drop of the request `call` of `client` (for a lock service's request, the client call
-  // it served), or nullptr.
-  const DroppedProposal* dropped_proposal(const std::string& client, std::int64_t call) const;
+  // The drop within [from_ns, to_ns] of the request `call` of `client` (for a lock service's
+  // request, the client call it served), or nullptr.
+  const DroppedProposal* dropped_proposal(const std::string& client, std::int64_t call, std::int64_t from_ns,
+                                          std::int64_t to_ns) const;
   // The spans within [from_ns, to_ns] of at least `min_ns` when no member led the cluster (from
   // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
   std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,

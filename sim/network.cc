@@ -15,15 +15,20 @@ bool in(const std::vector<char>& flags, ProcessId pid) {
   return flags.empty() || (i < flags.size() && flags[i] != 0);
 }
 
+std::int64_t now_of(const World& world) { return world.now().time_since_epoch().count(); }
+
 // A `link-released` / `link-dead` truth event of the receiver: what a cut link did with the
 // messages it held since `held_since_ns`.
+// A release also says when TCP's retransmission reached the receiver (`arrived_ns`): a paused
+// receiver reads the batch, and the event is recorded, only when it resumes.
 void record_link(World& world, const char* op, ProcessId from, ProcessId to, std::int64_t held_since_ns,
-                 const char* count_field, std::size_t count) {
-  world.record_truth(world.process(to).name, op,
-                     {{"from", world.process(from).name},
-                      {"to", world.process(to).name},
-                      {"held_since_ns", held_since_ns},
-                      {count_field, count}});
+                 const char* count_field, std::size_t count, std::int64_t arrived_ns = -1) {
+  nlohmann::json args = {{"from", world.process(from).name},
+                         {"to", world.process(to).name},
+                         {"held_since_ns", held_since_ns},
+                         {count_field, count}};
+  if (arrived_ns >= 0) args["arrived_ns"] = arrived_ns;
+  world.record_truth(world.process(to).name, op, std::move(args));
 }
 
 std::vector<char> flags_of(const std::set<ProcessId>& pids) {
@@ -167,7 +172,11 @@ void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message, std
     world_.schedule_at(TrueTime(Duration(std::max(now_ns, l.held_since_ns + l.timeout_ns))), kWorldProcess,
                        [this, from, to, epoch] {
                          Link& held = link(from, to);
-                         if (held.stall_epoch == epoch && !held.held.empty()) declare_dead(held, from, to);
+                         // A retransmission that reached the receiver by now got it all through
+                         // (a paused receiver reads it when it resumes).
+                         const bool through = held.release_queued && held.release_at_ns <= now_of(world_);
+                         if (held.stall_epoch == epoch && !held.held.empty() && !through)
+                           declare_dead(held, from, to);
                        });
   }
   l.held.push_back(std::move(message));
@@ -178,32 +187,39 @@ void Network::hold(Link& l, ProcessId from, ProcessId to, EventFn&& message, std
 void Network::queue_release(Link& l, ProcessId from, ProcessId to) {
   l.release_queued = true;
   const std::int64_t now_ns = world_.now().time_since_epoch().count();
-  const std::int64_t at_ns =
-      next_tcp_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
+  l.release_at_ns = next_tcp_retransmission_ns(l.held_since_ns, now_ns) + one_way_latency().count();
   const std::uint64_t epoch = l.stall_epoch;
-  // The network's event, not the receiver's: a paused receiver's kernel takes the bytes.
-  world_.schedule_at(TrueTime(Duration(at_ns)), kWorldProcess,
+  // The receiver's event, so that what reached the link before it (queued for a paused
+  // receiver) joins the batch in order; judged as of when the retransmission arrived: a paused
+  // receiver's kernel takes the bytes, whatever the link does after.
+  world_.schedule_at(TrueTime(Duration(l.release_at_ns)), to,
                      [this, from, to, epoch] { release(from, to, epoch); });
 }
 
 void Network::release(ProcessId from, ProcessId to, std::uint64_t epoch) {
+  {
+    Link& l = link(from, to);
+    if (l.stall_epoch != epoch || !l.release_queued) return;  // reset meanwhile
+    l.release_queued = false;
+    // Cut again before the retransmission arrived: the next heal releases.
+    if (!rules_.empty() && blocked_at(from, to, l.release_at_ns)) return;
+    l.last_delivery_ns = std::max(l.last_delivery_ns, world_.now().time_since_epoch().count());
+    record_link(world_, "link-released", from, to, l.held_since_ns, "messages", l.held.size(), l.release_at_ns);
+  }
+  // Delivered in order, in this one event: the receiver reads them together. Each delivery
+  // may send (and grow links_), so the link is looked up again each time.
+  const bool was_held = world_.running_held();
+  world_.set_running_held(true);
+  for (std::size_t i = 0;; ++i) {
+    Link& l = link(from, to);
+    if (i >= l.held.size()) break;
+    EventFn message = std::move(l.held[i]);
+    leave_network(1);
+    message();
+  }
+  world_.set_running_held(was_held);
   Link& l = link(from, to);
-  if (l.stall_epoch != epoch || !l.release_queued) return;  // reset meanwhile
-  l.release_queued = false;
-  if (!rules_.empty() && blocked(from, to)) return;  // cut again: the next heal releases
-  const std::int64_t now_ns = world_.now().time_since_epoch().count();
-  l.last_delivery_ns = std::max(l.last_delivery_ns, now_ns);
-  record_link(world_, "link-released", from, to, l.held_since_ns, "messages", l.held.size());
-  leave_network(l.held.size());
-  // The receiver reads them together, in order, in one event of its own (when it next runs,
-  // if paused). Each delivery may send (and grow links_), so the batch is taken out first.
-  world_.post(to, [batch = std::move(l.held), this]() mutable {
-    const bool was_held = world_.running_held();
-    world_.set_running_held(true);
-    for (EventFn& message : batch) message();
-    world_.set_running_held(was_held);
-  });
-  l.held.clear();  // moved from: valid, and emptied for what the link holds next
+  l.held.clear();
   l.held_since_ns = -1;
   ++l.stall_epoch;
   l.dead = false;

@@ -134,6 +134,7 @@ class Network {
     std::uint32_t generation = 0;       // counts the connection's deaths
     bool dead = false;                  // declared dead; stays so while the cut lasts
     bool release_queued = false;        // a heal queued the held messages' arrival
+    std::int64_t release_at_ns = -1;    // when that retransmission reaches the receiver
     std::uint64_t stall_epoch = 0;      // counts holds, so a stale death check does nothing
     std::int64_t held_since_ns = -1;    // when the first held message came to the cut
     std::int64_t timeout_ns = kTcpGiveUp.count();

@@ -167,6 +167,36 @@ TEST_CASE("a paused receiver's kernel takes what arrives: a later cut holds none
   CHECK(t.got == std::vector<int>{0, 1, 2});
 }
 
+TEST_CASE("a paused receiver reads a released batch before what was sent on the link after it") {
+  // m0 held by a cut, the cut heals, b pauses, m1 is sent after the heal: at the resume b reads
+  // m0 (the retransmission) before m1, in the link's order.
+  Link2 t;
+  const auto rule = t.cut();
+  t.send(0);
+  t.w.run_until(TrueTime(milliseconds(300)));
+  t.net.remove_rule(rule);  // retransmission at about 601 ms
+  t.w.pause(t.b);
+  t.w.run_until(TrueTime(milliseconds(400)));
+  t.send(1);
+  t.w.run_until(TrueTime(milliseconds(2000)));
+  t.w.resume(t.b);
+  t.w.run_until(TrueTime(milliseconds(2001)));
+  CHECK(t.got == std::vector<int>{0, 1});
+  // Sent during the cut, for a receiver that paused after the first was held: the same order.
+  Link2 u;
+  const auto cut = u.cut();
+  u.send(0);
+  u.w.run_until(TrueTime(milliseconds(100)));
+  u.w.pause(u.b);
+  u.send(1);
+  u.w.run_until(TrueTime(milliseconds(300)));
+  u.net.remove_rule(cut);
+  u.w.run_until(TrueTime(milliseconds(2000)));
+  u.w.resume(u.b);
+  u.w.run_until(TrueTime(seconds(5)));
+  CHECK(u.got == std::vector<int>{0, 1});
+}
+
 TEST_CASE("a message held for a paused receiver is held from its arrival, not from the resume") {
   // Arrived at about 102 ms into a cut, while b was paused until 3 s: TCP's schedule and the
   // 5 s timeout run from the arrival. Healed at 4 s, the next retransmission (about 6.3 s) comes

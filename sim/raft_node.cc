@@ -284,7 +284,10 @@ void RaftNode::step(const VoteRequest& m, Duration now_local) {
       role_ == MemberRole::leader ||
       (leader_ >= 0 && now_local_ - last_heard_leader_local_ < config_.election_timeout);
   if (!m.forced && in_lease && m.term > term_) return;
-  if (m.term > term_) become_follower(m.term, -1, TermNews{m.candidate, "vote-request", m.term, m.forced});
+  // A hand-over only when this leader handed over to that candidate (a transfer another leader
+  // began reads as a higher term).
+  if (m.term > term_)
+    become_follower(m.term, -1, TermNews{m.candidate, "vote-request", m.term, m.forced && lead_transferee_ == m.candidate});
   const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
                           (m.last_log_term == log_term(last_log_index()) &&
                            m.last_log_index >= last_log_index());
