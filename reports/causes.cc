@@ -271,11 +271,7 @@ std::string dropped_words(const RunFacts& facts, const CallRecord& call, const s
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   const HistoryEvent* e = facts.event(term.stepped_down_event);
   if (e == nullptr || !e->args.is_object()) return "";
-  const auto text = [&](const char* field, const char* fallback) {
-    const auto it = e->args.find(field);
-    return it != e->args.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
-  };
-  const std::string reason = text("reason", "");
+  const std::string reason = text_of(e->args, "reason");
   const std::string at = format_seconds(e->true_ns);
   if (reason == "check-quorum")
     return term.member + " stepped down at " + at +
@@ -286,7 +282,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   if (reason == "hand-over") return term.member + " handed its leadership over to " + from + " at " + at;
   if (reason != "higher-term") return "";
   std::string s = term.member + " stepped down at " + at + " on seeing term " +
-                  std::to_string(int_of(e->args, "new_term")) + " in " + from + "'s " + text("message", "message");
+                  std::to_string(int_of(e->args, "new_term")) + " in " + from + "'s " + text_of(e->args, "message", "message");
   // Why the other member's term was newer: it could not hear this leader (cut off, paused,
   // crashed), so it campaigned.
   std::vector<std::string> context;
@@ -317,7 +313,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
       context.push_back("the connection from " + l.from + " to " + l.to + ", holding " + l.from + "'s messages since " +
                         format_seconds(l.held_since_ns) + ", was declared dead at " + format_seconds(l.at_ns));
     } else if (l.from == from && l.read_ns == e->true_ns) {
-      context.push_back("the " + text("message", "message") + " came with what the link from " +
+      context.push_back("the " + text_of(e->args, "message", "message") + " came with what the link from " +
                         l.from + " to " + l.to + " had held since " + format_seconds(l.held_since_ns) +
                         ", released at TCP's retransmission at " + format_seconds(l.at_ns));
     } else if (l.from == term.member) {

@@ -20,6 +20,12 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
   return fallback;
 }
 
+std::string text_of(const nlohmann::json& j, const char* field, const std::string& fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(field);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns) {
   return leaderless_span_words(facts, facts.leaderless(from_ns, to_ns, min_ns));
 }

@@ -55,5 +55,7 @@ std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::i
 std::string deletion_words(const KeyLifetime& key);
 // A json integer field, or `fallback`.
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
+// A json string field, or `fallback` (absent, or of another type: a hand-edited history).
+std::string text_of(const nlohmann::json& j, const char* field, const std::string& fallback = "");
 
 }  // namespace lockstep::reports

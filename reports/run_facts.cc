@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
@@ -25,21 +26,13 @@ RunFacts::RunFacts(const History& history)
   for (std::size_t i = 0; i < history.events.size(); ++i) {
     const auto& e = history.events[i];
     if (e.kind == EventKind::truth && e.args.is_object() && (e.op == "link-released" || e.op == "link-dead")) {
-      // Read leniently: a field of another type reads as absent, not as an exception.
-      const auto text = [&](const char* field) {
-        const auto it = e.args.find(field);
-        return it != e.args.end() && it->is_string() ? it->get<std::string>() : std::string();
-      };
-      const auto number = [&](const char* field) {
-        const auto it = e.args.find(field);
-        return it != e.args.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t{0};
-      };
+      // Read leniently (int_of, text_of): a field of another type reads as absent.
       const bool dead = e.op == "link-dead";
       // A release's batch reached the receiver at arrived_ns; a paused one read it later.
-      const std::int64_t arrived_ns = number("arrived_ns");
-      link_events_.push_back({text("from"), text("to"), number("held_since_ns"),
+      const std::int64_t arrived_ns = int_of(e.args, "arrived_ns");
+      link_events_.push_back({text_of(e.args, "from"), text_of(e.args, "to"), int_of(e.args, "held_since_ns"),
                               arrived_ns > 0 ? arrived_ns : e.true_ns, e.true_ns, dead,
-                              number(dead ? "lost" : "messages")});
+                              int_of(e.args, dead ? "lost" : "messages")});
       continue;
     }
     if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
