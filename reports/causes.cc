@@ -268,7 +268,7 @@ std::string dropped_words(const RunFacts& facts, const CallRecord& call, const s
          "the caller's deadline ends it)";
 }
 
-std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
+std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::vector<const FaultBand*>* named) {
   const HistoryEvent* e = facts.event(term.stepped_down_event);
   if (e == nullptr || !e->args.is_object()) return "";
   const std::string reason = text_of(e->args, "reason");
@@ -301,6 +301,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
       cut_off.push_back(&f);
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
+  if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
   // The message that carried the news came late: in what a cut link held, released at TCP's
   // retransmission; or just after a link between them was declared dead (a new connection).
   for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
@@ -328,16 +329,170 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term) {
   return context.empty() ? s : s + ": " + join_words(context);
 }
 
+namespace {
+
+constexpr std::int64_t kSlowElectionNs = 3'000'000'000;
+
+std::string times_words(std::size_t n) {
+  return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
+}
+
+// "member-1 refused all 5 because member-2's log was behind its own (...)": what `voter` did
+// with the vote requests of `candidate`'s `campaigns`, from its recorded refusals, or "" when it
+// refused none. One clause, its reasons listed with commas.
+std::string refusal_words(const RunFacts& facts, const std::string& voter, const std::string& candidate,
+                          const std::vector<const Campaign*>& campaigns, std::int64_t from_ns, std::int64_t to_ns) {
+  std::vector<std::string> reasons;
+  for (const char* reason : {"log-behind", "leader-lease", "voted", "stale-term"}) {
+    std::vector<const VoteRefusal*> mine;
+    for (const VoteRefusal& v : facts.vote_refusals())
+      if (v.member == voter && v.candidate == candidate && v.reason == reason && v.at_ns >= from_ns &&
+          v.at_ns <= to_ns &&
+          std::any_of(campaigns.begin(), campaigns.end(), [&](const Campaign* c) { return c->term == v.term; }))
+        mine.push_back(&v);
+    if (mine.empty()) continue;
+    const std::string how_many =
+        mine.size() == campaigns.size()
+            ? (mine.size() == 1 ? std::string("it") : mine.size() == 2 ? std::string("both") : "all " + std::to_string(mine.size()))
+            : std::to_string(mine.size());
+    const VoteRefusal& last = *mine.back();
+    const std::string_view r = reason;
+    if (r == "log-behind") {
+      // Logs do not change while no member leads, so the last refusal's entries stand for all.
+      std::string s = "refused " + how_many + " because " + candidate + "'s log was behind its own (last entries: index " +
+                      std::to_string(last.candidate_last_index) + " of term " + std::to_string(last.candidate_last_term) +
+                      " against index " + std::to_string(last.last_index) + " of term " + std::to_string(last.last_term);
+      const auto adopted = static_cast<std::size_t>(
+          std::count_if(mine.begin(), mine.end(), [](const VoteRefusal* v) { return v->adopted_term; }));
+      // Raft: a member that sees a newer term follows it, and its election timer starts again
+      // (with a new random timeout) on every change of term.
+      if (adopted > 0)
+        s += adopted == mine.size() ? (mine.size() == 1 ? "; the request's newer term restarted "
+                                                        : "; each request's newer term restarted ")
+             : adopted == 1         ? std::string("; one request's newer term restarted ")
+                                    : "; " + std::to_string(adopted) + " requests' newer terms restarted ";
+      if (adopted > 0) s += voter + "'s election timer";
+      reasons.push_back(s + ")");
+    } else if (r == "leader-lease") {
+      reasons.push_back("ignored " + how_many + " having heard from a leader within an election timeout");
+    } else if (r == "voted") {
+      const std::string term_words = mine.size() == 1 ? " in that term" : " in those terms";
+      reasons.push_back(last.voted_for == voter ? "refused " + how_many + " campaigning itself" + term_words
+                                                : "refused " + how_many + " having voted for " +
+                                                      (last.voted_for.empty() ? std::string("another member") : last.voted_for) +
+                                                      term_words);
+    } else {
+      reasons.push_back("refused " + how_many + " being in a newer term");
+    }
+  }
+  if (reasons.empty()) return "";
+  std::string s = voter + " " + reasons.front();
+  for (std::size_t i = 1; i < reasons.size(); ++i) s += (i + 1 == reasons.size() ? ", and " : ", ") + reasons[i];
+  return s;
+}
+
+}  // namespace
+
+std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns,
+                           const std::vector<const FaultBand*>& already_named) {
+  std::vector<std::string> parts;
+  const LeaderTerm* winner = nullptr;
+  for (const auto& t : facts.truth().leaders)
+    if (t.start_ns == to_ns) winner = &t;
+  // The campaigns that failed, by member, in the order each first campaigned.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const Campaign*>> failed;
+  const Campaign* won = nullptr;
+  for (const Campaign& c : facts.campaigns()) {
+    if (c.at_ns < from_ns || c.at_ns > to_ns) continue;
+    if (winner != nullptr && c.member == winner->member && c.term == winner->term) {
+      won = &c;
+      continue;
+    }
+    if (failed.find(c.member) == failed.end()) order.push_back(c.member);
+    failed[c.member].push_back(&c);
+  }
+  std::set<std::string> voters = member_names(facts, winner != nullptr ? winner->member : "");
+  for (const Campaign& c : facts.campaigns()) voters.insert(c.member);
+  voters.erase("");
+  // What kept members apart or away: their pauses and crashes, and cuts between members.
+  std::vector<const FaultBand*> faults;
+  for (const auto& f : facts.faults()) {
+    const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+    if (f.start_ns > to_ns || end < from_ns) continue;
+    if (std::find(already_named.begin(), already_named.end(), &f) != already_named.end()) continue;
+    bool between_members = false;
+    if (f.kind == "pause" || f.kind == "crash") {
+      for (const auto& p : f.processes) between_members = between_members || is_member(p);
+    } else if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
+      for (const auto& a : voters)
+        for (const auto& b : voters) between_members = between_members || (a != b && f.on_link(a, b));
+    }
+    if (between_members) faults.push_back(&f);
+  }
+  if (!faults.empty()) parts.push_back(fault_clauses(faults, 4));
+  for (const std::string& m : order) {
+    const auto& cs = failed[m];
+    std::string s = m + " campaigned " + times_words(cs.size());
+    s += cs.size() == 1 ? " at " + format_seconds(cs.front()->at_ns) + " (term " + std::to_string(cs.front()->term) + ")"
+                        : " from " + format_seconds(cs.front()->at_ns) + " to " + format_seconds(cs.back()->at_ns) +
+                              " (terms " + std::to_string(cs.front()->term) + " to " + std::to_string(cs.back()->term) + ")";
+    std::vector<std::string> refusals;
+    for (const std::string& v : voters)
+      if (v != m)
+        if (std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns); !w.empty()) refusals.push_back(std::move(w));
+    // Voters apart by "; ": a voter's clause lists its reasons with commas.
+    for (std::size_t i = 0; i < refusals.size(); ++i) s += (i == 0 ? ": " : "; ") + refusals[i];
+    parts.push_back(std::move(s));
+  }
+  // Messages between members that cut links let through late, or lost when a connection was
+  // declared dead after its cut had healed (a death during the cut goes without saying).
+  std::size_t links = 0;
+  for (const LinkEvent& l : facts.link_events()) {
+    if (l.at_ns < from_ns || l.at_ns > to_ns || !voters.count(l.from) || !voters.count(l.to)) continue;
+    if (l.dead && std::any_of(faults.begin(), faults.end(), [&](const FaultBand* f) {
+          return f->kind == "partition" && f->on_link(l.from, l.to) && f->start_ns <= l.at_ns &&
+                 (f->open_end || f->end_ns >= l.at_ns);
+        }))
+      continue;
+    if (++links > 4) break;
+    parts.push_back(l.dead ? "the connection from " + l.from + " to " + l.to + ", holding its messages since " +
+                                 format_seconds(l.held_since_ns) + ", was declared dead at " + format_seconds(l.at_ns)
+                           : l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
+                                 ", got through at TCP's retransmission at " + format_seconds(l.at_ns));
+  }
+  if (parts.empty()) return "";
+  if (won != nullptr)
+    parts.push_back(won->member + " campaigned at " + format_seconds(won->at_ns) + " (term " + std::to_string(won->term) + ") and won");
+  std::string s = parts.front();
+  for (std::size_t i = 1; i < parts.size(); ++i) s += "; " + parts[i];
+  return s;
+}
+
 std::string leaderless_span_words(const RunFacts& facts,
                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
   std::vector<std::string> words;
   for (const auto& [a, b] : spans) {
     std::string span = "from " + format_seconds(a) + " to " + format_seconds(b);
+    std::vector<std::string> why;
+    std::vector<const FaultBand*> named;
+    bool whole = false;  // the span begins where a leadership ended, not where a window began
     for (const auto& t : facts.truth().leaders)
-      if (t.end_ns == a && t.stepped_down_event >= 0) {
-        if (const std::string why = step_down_words(facts, t); !why.empty()) span += " (" + why + ")";
+      if (t.end_ns == a) {
+        whole = true;
+        if (t.stepped_down_event < 0) break;
+        if (std::string down = step_down_words(facts, t, &named); !down.empty()) why.push_back(std::move(down));
         break;
       }
+    // Why no leader came sooner, for a whole span longer than an election takes (an election
+    // timeout or two: etcd's default timeout is 1 s). A span cut short by the window ends
+    // before its election, if any.
+    const bool elected_at_end = std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(),
+                                            [&](const LeaderTerm& t) { return t.start_ns == b; });
+    if (whole && b - a >= kSlowElectionNs)
+      if (std::string e = election_words(facts, a, b, named); !e.empty())
+        why.push_back((elected_at_end ? "no leader was elected sooner: " : "no leader was elected by " + format_seconds(b) + ": ") + e);
+    if (!why.empty()) span += " (" + (why.size() == 1 ? why.front() : why[0] + "; " + why[1]) + ")";
     words.push_back(std::move(span));
   }
   return words.empty() ? std::string() : "no member led the cluster " + join_words(words);
@@ -621,6 +776,66 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
   held.clear();
   return "";
 }
+
+namespace {
+
+// Why keep-alives that went to a member other than the lessor's (`leader`) did not reach it in
+// time, for each such member: a follower passes a keep-alive on to the leader it knows, and holds
+// it while it knows none. From the member's campaigns (a candidate knows no leader) and what the
+// links between it and the leader held or lost while they were out. "member-0, where client-1's
+// keep-alives went, passes them on to the leader: it knew no leader when it campaigned, 4 times
+// from 27.028 s to 30.346 s (terms 12 to 15); member-2's messages to member-0, held since
+// 25.801 s, were lost when the connection was declared dead at 30.801 s". "" when the records
+// show none of it.
+std::string keep_alive_way_words(const RunFacts& facts, const std::string& client,
+                                 const std::vector<const CallRecord*>& keep_alives, const std::string& leader,
+                                 std::int64_t to_ns) {
+  std::vector<std::string> members;
+  std::map<std::string, std::int64_t> first_sent_ns;
+  for (const CallRecord* c : keep_alives) {
+    const bool answered_in_time = c->outcome == "ok" && c->end_ns <= to_ns;
+    if (answered_in_time || c->member.empty() || c->member == leader || c->sent_ns > to_ns) continue;
+    if (first_sent_ns.emplace(c->member, c->sent_ns).second) members.push_back(c->member);
+  }
+  std::vector<std::string> sentences;
+  for (const std::string& m : members) {
+    const std::int64_t from_ns = first_sent_ns[m];
+    // A member that led meanwhile served them itself (its lessor is not the one that expired
+    // the lease): what it did as a follower is not why.
+    if (std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(), [&](const LeaderTerm& t) {
+          return t.member == m && t.start_ns <= to_ns && t.end_ns >= from_ns;
+        }))
+      continue;
+    std::vector<std::string> parts;
+    std::vector<const Campaign*> campaigns;
+    for (const Campaign& c : facts.campaigns())
+      if (c.member == m && c.at_ns >= from_ns && c.at_ns <= to_ns) campaigns.push_back(&c);
+    if (!campaigns.empty())
+      parts.push_back(campaigns.size() == 1
+                          ? "it knew no leader when it campaigned at " + format_seconds(campaigns.front()->at_ns) +
+                                " (term " + std::to_string(campaigns.front()->term) + ")"
+                          : "it knew no leader when it campaigned, " + times_words(campaigns.size()) + " from " +
+                                format_seconds(campaigns.front()->at_ns) + " to " + format_seconds(campaigns.back()->at_ns) +
+                                " (terms " + std::to_string(campaigns.front()->term) + " to " +
+                                std::to_string(campaigns.back()->term) + ")");
+    for (const LinkEvent& l : facts.link_events()) {
+      const bool between = (l.from == m && l.to == leader) || (l.from == leader && l.to == m);
+      if (!between || l.at_ns < from_ns || l.held_since_ns > to_ns) continue;
+      parts.push_back(l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
+                      (l.dead ? ", were lost when the connection was declared dead at " + format_seconds(l.at_ns)
+                              : ", got through at TCP's retransmission at " + format_seconds(l.at_ns)));
+    }
+    if (parts.empty()) continue;
+    std::string s = m + ", where " + client + "'s keep-alives went, passes them on to the leader: " + parts.front();
+    for (std::size_t i = 1; i < parts.size(); ++i) s += "; " + parts[i];
+    sentences.push_back(s + ".");
+  }
+  std::string out;
+  for (const std::string& s : sentences) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
                                     const std::string& client, Story& story) {
@@ -990,6 +1205,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
          ", was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");
   }
+  if (const std::string way = keep_alive_way_words(facts, client, mine, leader, to_ns); !way.empty())
+    story.say(way, TimeSpan{mine.front()->sent_ns, to_ns});
   for (const auto* extra : {&gave_up_faults, &stopped_faults})
     for (const FaultBand* f : *extra)
       if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);

@@ -93,7 +93,18 @@ std::string dropped_words(const RunFacts& facts, const CallRecord& call, const s
 // or a hand-over; with the faults on the member whose term was newer, and the link between the
 // two that held or lost messages just before. "" when no step-down is recorded or it has no
 // reason (an older history).
-std::string step_down_words(const RunFacts& facts, const LeaderTerm& term);
+// The faults named are added to `named` when it is not null.
+std::string step_down_words(const RunFacts& facts, const LeaderTerm& term,
+                            std::vector<const FaultBand*>* named = nullptr);
+// Why no member was elected from `from_ns` (a step-down) to `to_ns` (the next election, or the
+// history's end), from the campaign and vote-refused records, the faults on members and between
+// them active then (less those in `already_named`), and what cut links between members let
+// through late or lost: "member-2 campaigned 7 times (terms 9 to 15, from ... to ...) in vain:
+// member-1 refused all 7: member-2's log was behind member-1's (...), and each request, of a
+// newer term, restarted member-1's election timer; ...; member-1 campaigned at 35.224 s
+// (term 16) and won". "" when the history records none of these.
+std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns,
+                           const std::vector<const FaultBand*>& already_named);
 // What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
 // and the spans with no leader that took a good part of its wait (each said whole, from the
 // step-down to the next election):

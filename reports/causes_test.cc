@@ -936,5 +936,85 @@ TEST_CASE("a leaderless span says why its leader stepped down") {
   CHECK(!contains(words, "from 11.000 s to 12.000 s ("));
 }
 
+// Why no leader came for a long while, from the campaign and vote-refused records: the member
+// with the shorter log campaigned again and again, the other refused each vote, and each
+// request's newer term restarted the refuser's election timer; a third member was cut off. A
+// span cut short by the window (not begun at a step-down) says none of this.
+TEST_CASE("a long leaderless span says why no leader was elected sooner") {
+  HistoryBuilder b;
+  const nlohmann::json cut = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true},
+                              {"start_ms", 900}, {"duration_ms", 20000}};
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 2}});
+  b.fault("partition", "start", ms_to_ns(900), cut);
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(1000), {{"member", 1}, {"term", 2}, {"reason", "check-quorum"}});
+  for (int i = 0; i < 3; ++i) {
+    const std::int64_t at = ms_to_ns(2000 + 1500 * i);
+    b.truth("member-2", "campaign", at, {{"member", 2}, {"term", 3 + i}, {"last_index", 120}, {"last_term", 2}});
+    b.truth("member-1", "vote-refused", at + ms_to_ns(1),
+            {{"member", 1}, {"candidate", 2}, {"term", 3 + i}, {"reason", "log-behind"}, {"adopted_term", true},
+             {"candidate_last_index", 120}, {"candidate_last_term", 2}, {"last_index", 125}, {"last_term", 2}});
+  }
+  b.truth("member-0", "campaign", ms_to_ns(2500), {{"member", 0}, {"term", 3}, {"last_index", 125}, {"last_term", 2}});
+  b.truth("member-1", "campaign", ms_to_ns(7000), {{"member", 1}, {"term", 6}, {"last_index", 125}, {"last_term", 2}});
+  b.truth("member-1", "leader-elected", ms_to_ns(7002), {{"member", 1}, {"term", 6}});
+  b.fault("partition", "end", ms_to_ns(20900), cut);
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  REQUIRE(facts.campaigns().size() == 5);
+  REQUIRE(facts.vote_refusals().size() == 3);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "from 1.000 s to 7.002 s (member-1 stepped down at 1.000 s: it had heard from no majority of "
+                        "the members within an election timeout (check-quorum); no leader was elected sooner: the links "
+                        "between member-0 and each of member-1 and member-2 were cut (their messages held) from 0.900 s "
+                        "to 20.900 s; member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 "
+                        "refused all 3 because member-2's log was behind its own (last entries: index 120 of term 2 "
+                        "against index 125 of term 2; each request's newer term restarted member-1's election timer); "
+                        "member-0 campaigned once at 2.500 s (term 3); member-1 campaigned at 7.000 s (term 6) and won)"));
+  // A window that begins inside the span: the span is said without its story.
+  const std::string clipped = leaderless_span_words(facts, facts.leaderless(ms_to_ns(1500), facts.end_ns(), 1));
+  INFO(clipped);
+  CHECK(contains(clipped, "from 1.500 s to 7.002 s"));
+  CHECK(!contains(clipped, "campaigned"));
+}
+
+// Keep-alives sent to a member that knew no leader (it campaigned) and whose links with the
+// lessor lost what they held: said of that member, with the campaigns and the dead connection.
+TEST_CASE("keep-alives held at a member that knew no leader say so") {
+  HistoryBuilder b;
+  b.truth("member-2", "leader-elected", ms_to_ns(100), {{"member", 2}, {"term", 1}});
+  b.truth("etcd", "lease-granted", ms_to_ns(200), {{"lease", 77}, {"ttl_seconds", 5}});
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 77}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(1002), {{"call", 1}, {"outcome", "ok"}});
+  const nlohmann::json cut = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true},
+                              {"start_ms", 1500}, {"duration_ms", 3000}};
+  b.fault("partition", "start", ms_to_ns(1500), cut);
+  for (int i = 0; i < 4; ++i)
+    b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(2700 + 1000 * i),
+          {{"call", 2 + i}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 77}});
+  b.truth("member-0", "campaign", ms_to_ns(2800), {{"member", 0}, {"term", 2}, {"last_index", 10}, {"last_term", 1}});
+  b.truth("member-0", "campaign", ms_to_ns(4100), {{"member", 0}, {"term", 3}, {"last_index", 10}, {"last_term", 1}});
+  b.fault("partition", "end", ms_to_ns(4500), cut);
+  b.truth("member-2", "lease-revoke-attempt", ms_to_ns(6002),
+          {{"lease", 77}, {"leader", "member-2"}, {"term", 1}, {"found_ns", ms_to_ns(6002)}, {"renewed_ns", ms_to_ns(1001)}, {"renewed_by", "keep-alive"}});
+  b.truth("member-0", "link-dead", ms_to_ns(6501),
+          {{"from", "member-2"}, {"to", "member-0"}, {"held_since_ns", ms_to_ns(1501)}, {"lost", 30}});
+  b.truth("member-2", "lease-expired", ms_to_ns(6510),
+          {{"lease", 77}, {"leader", "member-2"}, {"term", 1}, {"found_ns", ms_to_ns(6002)}, {"renewed_ns", ms_to_ns(1001)}, {"renewed_by", "keep-alive"}});
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  const LeaseLifetime* lease = facts.truth().find_lease(77);
+  REQUIRE(lease != nullptr);
+  REQUIRE(lease->expired_ns);
+  Story story;
+  explain_lease_expiry(facts, *lease, "client-1", story);
+  std::string text;
+  for (const auto& sentence : story.sentences) text += sentence + "\n";
+  INFO(text);
+  CHECK(contains(text, "member-0, where client-1's keep-alives went, passes them on to the leader: it knew no leader "
+                       "when it campaigned, twice from 2.800 s to 4.100 s (terms 2 to 3); member-2's messages to "
+                       "member-0, held since 1.501 s, were lost when the connection was declared dead at 6.501 s."));
+}
+
 }  // namespace
 }  // namespace lockstep::reports

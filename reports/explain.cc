@@ -26,6 +26,19 @@ std::string text_of(const nlohmann::json& j, const char* field, const std::strin
   return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+bool flag_of(const nlohmann::json& j, const char* field) {
+  if (!j.is_object()) return false;
+  const auto it = j.find(field);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string member_of(const nlohmann::json& j, const char* field) {
+  if (!j.is_object() || !j.contains(field)) return "";
+  const auto& v = j[field];
+  if (!v.is_number_integer() && !v.is_number_unsigned()) return "";
+  return "member-" + std::to_string(int_of(j, field));
+}
+
 std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns, std::int64_t min_ns) {
   return leaderless_span_words(facts, facts.leaderless(from_ns, to_ns, min_ns));
 }

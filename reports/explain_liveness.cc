@@ -75,6 +75,44 @@ std::string news_hold_words(const RunFacts& facts, const std::vector<const Fault
   return "";
 }
 
+// Why the member a waiter watched on could not learn of a deletion the leader committed at
+// `news_ns`, from the history's records of cut links: the leader's link to that member held
+// everything from before the deletion until after the wait ended at `wait_end_ns` (or lost it
+// with its connection), so neither the entry nor its commit reached that member from the
+// leader. With the spans with no leader from then to the wait's end (no leader, no one to bring
+// the member up to date). "; member-1, where client-1 watched, could not learn of it from the
+// leader member-2: member-2's messages to member-1, held since 18.248 s, were lost when the
+// connection was declared dead at 23.248 s; no member led the cluster from 26.249 s to 34.439 s".
+// "" when the waiter's watch or the leader is not recorded, or no such hold is.
+std::string news_at_member_words(const RunFacts& facts, const std::string& client, std::int64_t invoke,
+                                 std::int64_t news_ns, std::int64_t wait_end_ns) {
+  const CallRecord* watch = nullptr;
+  for (const CallRecord* c : facts.calls_of(client, 0, wait_end_ns, "watch_create"))
+    if (c->invoke == invoke && c->sent_ns <= news_ns) watch = c;
+  const LeaderTerm* leader = nullptr;
+  for (const auto& t : facts.truth().leaders)
+    if (t.start_ns <= news_ns && t.end_ns >= news_ns) leader = &t;
+  if (watch == nullptr || leader == nullptr || watch->member.empty() || watch->member == leader->member) return "";
+  const std::string& member = watch->member;
+  for (const LinkEvent& l : facts.link_events()) {
+    if (l.from != leader->member || l.to != member || l.held_since_ns > news_ns || l.at_ns < news_ns) continue;
+    if (!l.dead && l.at_ns <= wait_end_ns) return "";  // got through in time: not why
+    std::string s = "; " + member + ", where " + client + " watched, could not learn of that deletion from the leader " +
+                    leader->member + ": " + leader->member + "'s messages to " + member + ", held since " +
+                    format_seconds(l.held_since_ns) +
+                    (l.dead ? ", were lost when the connection was declared dead at " + format_seconds(l.at_ns)
+                            : ", got through only at TCP's retransmission at " + format_seconds(l.at_ns));
+    if (l.dead) {
+      std::vector<std::string> spans;
+      for (const auto& [a, b] : whole_leaderless_spans(facts, l.at_ns, wait_end_ns, 1))
+        spans.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
+      if (!spans.empty()) s += "; no member led the cluster " + join_words(spans);
+    }
+    return s;
+  }
+  return "";
+}
+
 // Whether any acquire of the history asked for the shared mode (a reader's).
 bool any_shared_acquire(const RunFacts& facts) {
   return std::any_of(facts.history().events.begin(), facts.history().events.end(), [](const HistoryEvent& e) {
@@ -378,6 +416,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                std::to_string(last_ahead->create_revision) + " was deleted)" +
                ", and the acquire did not take the lock before it ended" +
                (held.empty() ? std::string() : ": meanwhile " + fault_clauses(held, 3)) +
+               news_at_member_words(facts, by.client, failed_acquire->index, last_ahead->end_ns, wait_end_ns) +
                news_hold_words(facts, held, by.client, last_ahead->end_ns, wait_end_ns) + ";";
         }
       }

@@ -57,5 +57,9 @@ std::string deletion_words(const KeyLifetime& key);
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
 // A json string field, or `fallback` (absent, or of another type: a hand-edited history).
 std::string text_of(const nlohmann::json& j, const char* field, const std::string& fallback = "");
+// A json boolean field, or false (absent, or of another type).
+bool flag_of(const nlohmann::json& j, const char* field);
+// "member-2" for a json integer field holding a member's index, or "" when absent.
+std::string member_of(const nlohmann::json& j, const char* field);
 
 }  // namespace lockstep::reports

@@ -35,6 +35,28 @@ RunFacts::RunFacts(const History& history)
                               int_of(e.args, dead ? "lost" : "messages")});
       continue;
     }
+    if (e.kind == EventKind::truth && e.args.is_object() && e.op == "campaign") {
+      campaigns_.push_back({member_of(e.args, "member"), e.true_ns, int_of(e.args, "term"),
+                            int_of(e.args, "last_index"), int_of(e.args, "last_term"),
+                            flag_of(e.args, "forced")});
+      continue;
+    }
+    if (e.kind == EventKind::truth && e.args.is_object() && e.op == "vote-refused") {
+      VoteRefusal v;
+      v.member = member_of(e.args, "member");
+      v.candidate = member_of(e.args, "candidate");
+      v.at_ns = e.true_ns;
+      v.term = int_of(e.args, "term");
+      v.reason = text_of(e.args, "reason");
+      v.adopted_term = flag_of(e.args, "adopted_term");
+      v.candidate_last_index = int_of(e.args, "candidate_last_index");
+      v.candidate_last_term = int_of(e.args, "candidate_last_term");
+      v.last_index = int_of(e.args, "last_index");
+      v.last_term = int_of(e.args, "last_term");
+      v.voted_for = member_of(e.args, "voted_for");
+      vote_refusals_.push_back(std::move(v));
+      continue;
+    }
     if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
       dropped_.push_back({e.process, e.true_ns, cause_of(e)});
       continue;

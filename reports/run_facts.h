@@ -61,6 +61,29 @@ struct DroppedProposal {
   ChangeCause cause;   // the request: its client and call, and the member that passed it on
 };
 
+// A member's campaign (simulated runs, `campaign`): it became a candidate of `term`.
+struct Campaign {
+  std::string member;
+  std::int64_t at_ns = 0;
+  std::int64_t term = 0;
+  std::int64_t last_index = 0;  // its log's last entry, which voters compare with theirs
+  std::int64_t last_term = 0;
+  bool forced = false;          // a leadership hand-over's campaign
+};
+
+// A vote a member did not give (simulated runs, `vote-refused`).
+struct VoteRefusal {
+  std::string member;     // the voter
+  std::string candidate;
+  std::int64_t at_ns = 0;
+  std::int64_t term = 0;
+  std::string reason;     // "leader-lease", "stale-term", "log-behind", "voted"
+  bool adopted_term = false;  // the voter took up the request's newer term, restarting its election timer
+  std::int64_t candidate_last_index = 0, candidate_last_term = 0;  // log-behind: the two logs' last entries
+  std::int64_t last_index = 0, last_term = 0;
+  std::string voted_for;  // voted: for whom
+};
+
 class RunFacts {
  public:
   explicit RunFacts(const History& history);
@@ -93,6 +116,9 @@ class RunFacts {
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
   // Every release or death of a cut link's held messages, in time order.
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
+  // Every campaign and every refused vote, in time order.
+  const std::vector<Campaign>& campaigns() const { return campaigns_; }
+  const std::vector<VoteRefusal>& vote_refusals() const { return vote_refusals_; }
   // The drop within [from_ns, to_ns] of the request `call` of `client` (for a lock service's
   // request, the client call it served), or nullptr.
   const DroppedProposal* dropped_proposal(const std::string& client, std::int64_t call, std::int64_t from_ns,
@@ -122,6 +148,8 @@ class RunFacts {
   std::vector<CallRecord> calls_;          // in send order
   std::vector<LinkEvent> link_events_;     // in time order
   std::vector<DroppedProposal> dropped_;   // in time order
+  std::vector<Campaign> campaigns_;        // in time order
+  std::vector<VoteRefusal> vote_refusals_;  // in time order
   std::int64_t end_ns_ = 0;
 };
 

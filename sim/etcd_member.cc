@@ -206,6 +206,8 @@ void EtcdMember::act_on(RaftOutput&& output) {
                  [this](ReadState& m) { on_read_index_reply(m.round, m.index); },
                  [this](ProposalDropped& m) { drop_proposal(std::move(m.entry)); },
                  [this](ForwardedProposalDropped& m) { cluster_.report_proposal_dropped(index_, m.entry); },
+                 [this](Campaigned& m) { record_campaign(m); },
+                 [this](VoteRefused& m) { record_vote_refusal(m); },
              },
              output);
 }
@@ -257,6 +259,30 @@ void EtcdMember::on_became_follower(const BecameFollower& change) {
     revoking_.clear();
     revoke_retry_at_.clear();
   }
+}
+
+// Campaigns and refused votes are recorded (elections are rare, so this costs nothing that
+// matters): why no leader was elected for a while is read from them.
+void EtcdMember::record_campaign(const Campaigned& c) {
+  if (!cluster_.world().observer()) return;
+  nlohmann::json args = {{"member", index_}, {"term", c.term}, {"last_index", c.last_log_index},
+                         {"last_term", c.last_log_term}};
+  if (c.forced) args["forced"] = true;
+  cluster_.world().record_truth(cluster_.world().process(pid_).name, "campaign", std::move(args));
+}
+
+void EtcdMember::record_vote_refusal(const VoteRefused& v) {
+  if (!cluster_.world().observer()) return;
+  nlohmann::json args = {{"member", index_}, {"candidate", v.candidate}, {"term", v.term}, {"reason", vote_refusal_name(v.reason)}};
+  if (v.adopted_term) args["adopted_term"] = true;
+  if (v.reason == VoteRefusal::log_behind) {
+    args["candidate_last_index"] = v.candidate_last_log_index;
+    args["candidate_last_term"] = v.candidate_last_log_term;
+    args["last_index"] = v.last_log_index;
+    args["last_term"] = v.last_log_term;
+  }
+  if (v.reason == VoteRefusal::voted) args["voted_for"] = v.voted_for;
+  cluster_.world().record_truth(cluster_.world().process(pid_).name, "vote-refused", std::move(args));
 }
 
 void EtcdMember::note_leader(int leader) {

@@ -147,6 +147,8 @@ class EtcdMember {
   void send_raft(int to, RaftMessage&& message);
   void on_became_leader(std::uint64_t term);
   void on_became_follower(const BecameFollower& change);
+  void record_campaign(const Campaigned& campaign);
+  void record_vote_refusal(const VoteRefused& refusal);
   Duration local_now() const;
 
   // Raft's election timeout, as etcd counts it: a new random timeout in [T, 2T) on every

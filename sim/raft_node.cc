@@ -51,6 +51,16 @@ void RaftNode::applied_to(std::uint64_t index) {
   applied_index_ = index;
 }
 
+const char* vote_refusal_name(VoteRefusal reason) {
+  switch (reason) {
+    case VoteRefusal::leader_lease: return "leader-lease";
+    case VoteRefusal::stale_term: return "stale-term";
+    case VoteRefusal::log_behind: return "log-behind";
+    case VoteRefusal::voted: return "voted";
+  }
+  return "unknown";
+}
+
 // ---------------------------------------------------------------- roles
 
 void RaftNode::become_follower(std::uint64_t term, int leader, TermNews why) {
@@ -83,6 +93,7 @@ void RaftNode::become_candidate(bool forced) {
   voted_for_ = config_.self;
   leader_ = -1;
   votes_ = {config_.self};
+  ready_.emplace_back(Campaigned{term_, last_log_index(), log_term(last_log_index()), forced});
   ready_.emplace_back(ResetElectionTimer{/*redraw=*/true});
   if (static_cast<int>(votes_.size()) >= quorum()) {
     become_leader();
@@ -277,22 +288,37 @@ void RaftNode::advance_commit() {
 
 void RaftNode::step(const VoteRequest& m, Duration now_local) {
   now_local_ = now_local;
+  const std::uint64_t own_last_index = last_log_index();
+  const std::uint64_t own_last_term = log_term(own_last_index);
+  const auto refuse = [&](VoteRefusal reason, bool adopted_term) {
+    ready_.emplace_back(VoteRefused{m.candidate, m.term, reason, adopted_term, m.last_log_index, m.last_log_term,
+                                    own_last_index, own_last_term, voted_for_});
+  };
   // A member that hears a live leader ignores campaigns (etcd's check-quorum lease), unless
   // the campaign is a leadership transfer. A leader is always in its lease: check-quorum
   // deposes it before its lease could run out (etcd's electionElapsed, reset at each check).
   const bool in_lease =
       role_ == MemberRole::leader ||
       (leader_ >= 0 && now_local_ - last_heard_leader_local_ < config_.election_timeout);
-  if (!m.forced && in_lease && m.term > term_) return;
+  if (!m.forced && in_lease && m.term > term_) {
+    refuse(VoteRefusal::leader_lease, false);
+    return;
+  }
   // A hand-over only when this leader handed over to that candidate (a transfer another leader
   // began reads as a higher term).
-  if (m.term > term_)
+  const bool adopted_term = m.term > term_;
+  if (adopted_term)
     become_follower(m.term, -1, TermNews{m.candidate, "vote-request", m.term, m.forced && lead_transferee_ == m.candidate});
-  const bool up_to_date = m.last_log_term > log_term(last_log_index()) ||
-                          (m.last_log_term == log_term(last_log_index()) &&
-                           m.last_log_index >= last_log_index());
+  const bool up_to_date = m.last_log_term > own_last_term ||
+                          (m.last_log_term == own_last_term && m.last_log_index >= own_last_index);
   bool granted = false;
-  if (m.term == term_ && up_to_date && (voted_for_ == -1 || voted_for_ == m.candidate)) {
+  if (m.term < term_) {
+    refuse(VoteRefusal::stale_term, false);
+  } else if (!up_to_date) {
+    refuse(VoteRefusal::log_behind, adopted_term);
+  } else if (voted_for_ != -1 && voted_for_ != m.candidate) {
+    refuse(VoteRefusal::voted, adopted_term);
+  } else {
     voted_for_ = m.candidate;
     granted = true;
     ready_.emplace_back(ResetElectionTimer{/*redraw=*/false});

@@ -187,9 +187,42 @@ struct ProposalDropped {
 struct ForwardedProposalDropped {
   LogEntry entry;
 };
+// This node campaigns: it became a candidate of `term`, asking for votes with its log's last
+// entry (`last_log_index`, `last_log_term`). `forced`: a leadership hand-over's campaign.
+struct Campaigned {
+  std::uint64_t term;
+  std::uint64_t last_log_index;
+  std::uint64_t last_log_term;
+  bool forced;
+};
+// Why a vote was not given (Raft's rules, as etcd's raft applies them).
+enum class VoteRefusal {
+  leader_lease,  // this node heard from a live leader within an election timeout (etcd's
+                 // check-quorum lease): the request is ignored, unanswered
+  stale_term,    // the request's term is older than this node's
+  log_behind,    // the candidate's log is not as up to date as this node's
+  voted,         // this node already voted for another candidate in that term
+};
+// "leader-lease", "stale-term", "log-behind", "voted": as the history records it.
+const char* vote_refusal_name(VoteRefusal reason);
+// A vote request from `candidate` for `term` that this node did not grant. `adopted_term`:
+// the request's term was newer than this node's, which took it up and restarted its election
+// timer (with a new random timeout) before refusing. The last-entry fields are the
+// candidate's (from its request) and this node's own, as compared.
+struct VoteRefused {
+  int candidate;
+  std::uint64_t term;
+  VoteRefusal reason;
+  bool adopted_term;
+  std::uint64_t candidate_last_log_index;
+  std::uint64_t candidate_last_log_term;
+  std::uint64_t last_log_index;
+  std::uint64_t last_log_term;
+  int voted_for;  // for `voted`: whom it voted for
+};
 using RaftOutput = std::variant<SendMessage, BecameLeader, BecameFollower, LeaderAvailable,
                                 ResetElectionTimer, Committed, ReadState, ProposalDropped,
-                                ForwardedProposalDropped>;
+                                ForwardedProposalDropped, Campaigned, VoteRefused>;
 
 class RaftNode {
  public:

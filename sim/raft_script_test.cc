@@ -517,6 +517,15 @@ class Driver {
               o << "read-state round=" << x.round << " index=" << x.index;
             } else if constexpr (std::is_same_v<T, ForwardedProposalDropped>) {
               o << "forwarded-proposal-dropped " << describe_op(x.entry.op);
+            } else if constexpr (std::is_same_v<T, Campaigned>) {
+              o << "campaign term=" << x.term << " last=" << x.last_log_index << "@" << x.last_log_term
+                << (x.forced ? " forced" : "");
+            } else if constexpr (std::is_same_v<T, VoteRefused>) {
+              o << "vote-refused candidate=" << who(x.candidate) << " term=" << x.term << " "
+                << vote_refusal_name(x.reason) << (x.adopted_term ? " adopted-term" : "");
+              if (x.reason == VoteRefusal::log_behind)
+                o << " candidate-last=" << x.candidate_last_log_index << "@" << x.candidate_last_log_term
+                  << " own-last=" << x.last_log_index << "@" << x.last_log_term;
             } else {
               static_assert(std::is_same_v<T, ProposalDropped>);
               o << "proposal-dropped " << describe_op(x.entry.op);
