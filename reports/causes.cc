@@ -72,6 +72,10 @@ std::vector<std::int64_t> start_events(const std::vector<const FaultBand*>& faul
   return out;
 }
 
+std::string times_words(std::size_t n) {
+  return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
+}
+
 std::string count_words(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -251,6 +255,39 @@ std::string link_hold_words(const LinkEvent& hold, const std::string& what) {
                         : "TCP's retransmission got them through at " + format_seconds(hold.at_ns));
 }
 
+std::string held_calls_words(const RunFacts& facts, const LinkEvent& hold, const std::vector<const CallRecord*>& calls) {
+  std::vector<std::string> numbers, dropped;
+  for (const CallRecord* c : calls) {
+    numbers.push_back(std::to_string(c->call));
+    // Cancelled unstarted where it arrived: its cancellation (sent at the call's deadline,
+    // behind it on the same connection) was read with it.
+    if (const CancelledCall* x = facts.cancelled(c->process, c->call);
+        x != nullptr && !x->started && x->member == hold.to && x->at_ns >= hold.at_ns)
+      dropped.push_back(std::to_string(c->call));
+  }
+  std::string s = link_hold_words(hold, (calls.size() == 1 ? "call " : "calls ") + join_words(numbers));
+  if (dropped.empty() || hold.dead) return s;
+  const std::string client = calls.front()->process;
+  if (dropped.size() == calls.size())
+    return s + (calls.size() == 1 ? ", and it came with its cancellation (" + client +
+                                        " cancels a call at its deadline), so " + hold.to + " dropped it unstarted"
+                                  : ", and each came with its cancellation (" + client +
+                                        " cancels a call at its deadline), so " + hold.to + " dropped each unstarted");
+  return s + ", and " + hold.to + " dropped call" + (dropped.size() == 1 ? " " : "s ") + join_words(dropped) +
+         " unstarted, each having come with its cancellation (" + client + " cancels a call at its deadline)";
+}
+
+bool held_whole_way(const RunFacts& facts, const CallRecord& call) {
+  const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);
+  return hold != nullptr && call.end_ns != kStillOpen && hold->at_ns >= call.end_ns;
+}
+
+std::string held_messages_words(const LinkEvent& l) {
+  return l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
+         (l.dead ? ", were lost when the connection was declared dead at " + format_seconds(l.at_ns)
+                 : ", got through at TCP's retransmission at " + format_seconds(l.at_ns));
+}
+
 std::string dropped_words(const RunFacts& facts, const CallRecord& call, const std::string& what) {
   const DroppedProposal* d = facts.dropped_proposal(call.process, call.call, call.sent_ns,
                                                     call.end_ns == kStillOpen ? facts.end_ns() : call.end_ns);
@@ -302,6 +339,18 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
   if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
+  // How the other member's term got ahead: it campaigned meanwhile.
+  std::vector<const Campaign*> ahead;
+  for (const Campaign& c : facts.campaigns())
+    if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns) ahead.push_back(&c);
+  if (!ahead.empty())
+    context.push_back(from + " had campaigned " + times_words(ahead.size()) +
+                      (ahead.size() == 1 ? " at " + format_seconds(ahead.front()->at_ns) + " (term " +
+                                               std::to_string(ahead.front()->term) + ")"
+                                         : " from " + format_seconds(ahead.front()->at_ns) + " to " +
+                                               format_seconds(ahead.back()->at_ns) + " (terms " +
+                                               std::to_string(ahead.front()->term) + " to " +
+                                               std::to_string(ahead.back()->term) + ")"));
   // The message that carried the news came late: in what a cut link held, released at TCP's
   // retransmission; or just after a link between them was declared dead (a new connection).
   for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
@@ -333,8 +382,19 @@ namespace {
 
 constexpr std::int64_t kSlowElectionNs = 3'000'000'000;
 
-std::string times_words(std::size_t n) {
-  return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
+// "one", "two", ... "ten", then digits: a count in a sentence full of member numbers.
+std::string number_word(std::size_t n) {
+  static const char* const kWords[] = {"none", "one", "two", "three", "four", "five",
+                                       "six", "seven", "eight", "nine", "ten"};
+  return n < std::size(kWords) ? kWords[n] : std::to_string(n);
+}
+
+// The link release that brought `v`'s vote request late: the candidate's messages to the voter,
+// held by a cut, read by the voter at the refusal. nullptr when it came on time.
+const LinkEvent* late_request_of(const RunFacts& facts, const VoteRefusal& v) {
+  for (const LinkEvent& l : facts.link_events())
+    if (!l.dead && l.from == v.candidate && l.to == v.member && l.read_ns == v.at_ns) return &l;
+  return nullptr;
 }
 
 // "member-1 refused all 5 because member-2's log was behind its own (...)": what `voter` did
@@ -343,7 +403,7 @@ std::string times_words(std::size_t n) {
 std::string refusal_words(const RunFacts& facts, const std::string& voter, const std::string& candidate,
                           const std::vector<const Campaign*>& campaigns, std::int64_t from_ns, std::int64_t to_ns) {
   std::vector<std::string> reasons;
-  for (const char* reason : {"log-behind", "leader-lease", "voted", "stale-term"}) {
+  for (const char* reason : {"leader-lease", "stale-term", "log-behind", "voted"}) {
     std::vector<const VoteRefusal*> mine;
     for (const VoteRefusal& v : facts.vote_refusals())
       if (v.member == voter && v.candidate == candidate && v.reason == reason && v.at_ns >= from_ns &&
@@ -353,42 +413,102 @@ std::string refusal_words(const RunFacts& facts, const std::string& voter, const
     if (mine.empty()) continue;
     const std::string how_many =
         mine.size() == campaigns.size()
-            ? (mine.size() == 1 ? std::string("it") : mine.size() == 2 ? std::string("both") : "all " + std::to_string(mine.size()))
-            : std::to_string(mine.size());
+            ? (mine.size() == 1 ? std::string("it") : mine.size() == 2 ? std::string("both") : "all " + number_word(mine.size()))
+            : number_word(mine.size());
     const VoteRefusal& last = *mine.back();
     const std::string_view r = reason;
+    // Requests that came late, with what a cut link had held: why they found the voter so.
+    std::size_t late = 0;
+    const LinkEvent* first_late = nullptr;
+    const VoteRefusal* first_late_refusal = nullptr;
+    for (const VoteRefusal* v : mine)
+      if (const LinkEvent* l = late_request_of(facts, *v); l != nullptr && late++ == 0) {
+        first_late = l;
+        first_late_refusal = v;
+      }
+    const std::string late_note =
+        first_late == nullptr
+            ? std::string()
+            : (late == mine.size() ? std::string(mine.size() == 1 ? "it" : mine.size() == 2 ? "both" : "all")
+                                   : number_word(late)) +
+                  " came only at " + format_seconds(first_late_refusal->at_ns) + (late > 1 ? " or later" : "") +
+                  ", with what the link from " + candidate + " to " + voter + " had held since " +
+                  format_seconds(first_late->held_since_ns);
+    std::string s;
     if (r == "log-behind") {
       // Logs do not change while no member leads, so the last refusal's entries stand for all.
-      std::string s = "refused " + how_many + " because " + candidate + "'s log was behind its own (last entries: index " +
-                      std::to_string(last.candidate_last_index) + " of term " + std::to_string(last.candidate_last_term) +
-                      " against index " + std::to_string(last.last_index) + " of term " + std::to_string(last.last_term);
+      s = "refused " + how_many + " because " + candidate + "'s log was behind its own (last entries: index " +
+          std::to_string(last.candidate_last_index) + " of term " + std::to_string(last.candidate_last_term) +
+          " against index " + std::to_string(last.last_index) + " of term " + std::to_string(last.last_term);
       const auto adopted = static_cast<std::size_t>(
           std::count_if(mine.begin(), mine.end(), [](const VoteRefusal* v) { return v->adopted_term; }));
       // Raft: a member that sees a newer term follows it, and its election timer starts again
       // (with a new random timeout) on every change of term.
       if (adopted > 0)
-        s += adopted == mine.size() ? (mine.size() == 1 ? "; the request's newer term restarted "
-                                                        : "; each request's newer term restarted ")
-             : adopted == 1         ? std::string("; one request's newer term restarted ")
-                                    : "; " + std::to_string(adopted) + " requests' newer terms restarted ";
-      if (adopted > 0) s += voter + "'s election timer";
-      reasons.push_back(s + ")");
+        s += (adopted == mine.size() ? (mine.size() == 1 ? std::string("; the request's newer term restarted ")
+                                                         : std::string("; each request's newer term restarted "))
+                                     : "; " + number_word(adopted) + (adopted == 1 ? " request's newer term restarted "
+                                                                                   : " requests' newer terms restarted ")) +
+             voter + "'s election timer";
+      s += (late_note.empty() ? "" : "; " + late_note) + ")";
     } else if (r == "leader-lease") {
-      reasons.push_back("ignored " + how_many + " having heard from a leader within an election timeout");
+      s = "ignored " + how_many + ", having heard from a leader less than an election timeout before";
     } else if (r == "voted") {
       const std::string term_words = mine.size() == 1 ? " in that term" : " in those terms";
-      reasons.push_back(last.voted_for == voter ? "refused " + how_many + " campaigning itself" + term_words
-                                                : "refused " + how_many + " having voted for " +
-                                                      (last.voted_for.empty() ? std::string("another member") : last.voted_for) +
-                                                      term_words);
+      s = last.voted_for == voter ? "refused " + how_many + ", campaigning itself" + term_words
+                                  : "refused " + how_many + ", having voted for " +
+                                        (last.voted_for.empty() ? std::string("another member") : last.voted_for) +
+                                        term_words;
     } else {
-      reasons.push_back("refused " + how_many + " being in a newer term");
+      s = "refused " + how_many + ", being in a newer term already";
     }
+    if (r != "log-behind" && !late_note.empty()) s += " (" + late_note + ")";
+    reasons.push_back(std::move(s));
   }
   if (reasons.empty()) return "";
   std::string s = voter + " " + reasons.front();
   for (std::size_t i = 1; i < reasons.size(); ++i) s += (i + 1 == reasons.size() ? ", and " : ", ") + reasons[i];
   return s;
+}
+
+// Whether, at `at_ns`, a cut held every message from `member` to each of `others`.
+bool cut_off_at(const RunFacts& facts, const std::string& member, const std::set<std::string>& others, std::int64_t at_ns) {
+  for (const std::string& o : others) {
+    if (o == member) continue;
+    const bool cut = std::any_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& f) {
+      return f.kind == "partition" && f.on_link(member, o) && f.start_ns <= at_ns && (f.open_end || f.end_ns >= at_ns);
+    });
+    if (!cut) return false;
+  }
+  return true;
+}
+
+// "member-2 campaigned 5 times from 27.739 s to 33.507 s (terms 9 to 13)", with " while cut off
+// from the other members" when a cut held its requests at each campaign, and what each voter did
+// with its requests.
+std::string campaigns_words(const RunFacts& facts, const std::string& m, const std::vector<const Campaign*>& cs,
+                            const std::set<std::string>& voters, std::int64_t from_ns, std::int64_t to_ns) {
+  std::string s = m + " campaigned " + times_words(cs.size());
+  s += cs.size() == 1 ? " at " + format_seconds(cs.front()->at_ns) + " (term " + std::to_string(cs.front()->term) + ")"
+                      : " from " + format_seconds(cs.front()->at_ns) + " to " + format_seconds(cs.back()->at_ns) +
+                            " (terms " + std::to_string(cs.front()->term) + " to " + std::to_string(cs.back()->term) + ")";
+  if (std::all_of(cs.begin(), cs.end(), [&](const Campaign* c) { return cut_off_at(facts, m, voters, c->at_ns); }))
+    s += " while cut off from the other members";
+  std::vector<std::string> refusals;
+  for (const std::string& v : voters)
+    if (v != m)
+      if (std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns); !w.empty()) refusals.push_back(std::move(w));
+  // Voters apart by "; ": a voter's clause lists its reasons with commas.
+  for (std::size_t i = 0; i < refusals.size(); ++i) s += (i == 0 ? ": " : "; ") + refusals[i];
+  return s;
+}
+
+// The members of the history: those faults name, the leaders, and the campaigners.
+std::set<std::string> all_members(const RunFacts& facts) {
+  std::set<std::string> members = member_names(facts, "");
+  for (const Campaign& c : facts.campaigns()) members.insert(c.member);
+  members.erase("");
+  return members;
 }
 
 }  // namespace
@@ -412,9 +532,7 @@ std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int
     if (failed.find(c.member) == failed.end()) order.push_back(c.member);
     failed[c.member].push_back(&c);
   }
-  std::set<std::string> voters = member_names(facts, winner != nullptr ? winner->member : "");
-  for (const Campaign& c : facts.campaigns()) voters.insert(c.member);
-  voters.erase("");
+  const std::set<std::string> voters = all_members(facts);
   // What kept members apart or away: their pauses and crashes, and cuts between members.
   std::vector<const FaultBand*> faults;
   for (const auto& f : facts.faults()) {
@@ -431,20 +549,7 @@ std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int
     if (between_members) faults.push_back(&f);
   }
   if (!faults.empty()) parts.push_back(fault_clauses(faults, 4));
-  for (const std::string& m : order) {
-    const auto& cs = failed[m];
-    std::string s = m + " campaigned " + times_words(cs.size());
-    s += cs.size() == 1 ? " at " + format_seconds(cs.front()->at_ns) + " (term " + std::to_string(cs.front()->term) + ")"
-                        : " from " + format_seconds(cs.front()->at_ns) + " to " + format_seconds(cs.back()->at_ns) +
-                              " (terms " + std::to_string(cs.front()->term) + " to " + std::to_string(cs.back()->term) + ")";
-    std::vector<std::string> refusals;
-    for (const std::string& v : voters)
-      if (v != m)
-        if (std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns); !w.empty()) refusals.push_back(std::move(w));
-    // Voters apart by "; ": a voter's clause lists its reasons with commas.
-    for (std::size_t i = 0; i < refusals.size(); ++i) s += (i == 0 ? ": " : "; ") + refusals[i];
-    parts.push_back(std::move(s));
-  }
+  for (const std::string& m : order) parts.push_back(campaigns_words(facts, m, failed[m], voters, from_ns, to_ns));
   // Messages between members that cut links let through late, or lost when a connection was
   // declared dead after its cut had healed (a death during the cut goes without saying).
   std::size_t links = 0;
@@ -456,10 +561,7 @@ std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int
         }))
       continue;
     if (++links > 4) break;
-    parts.push_back(l.dead ? "the connection from " + l.from + " to " + l.to + ", holding its messages since " +
-                                 format_seconds(l.held_since_ns) + ", was declared dead at " + format_seconds(l.at_ns)
-                           : l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
-                                 ", got through at TCP's retransmission at " + format_seconds(l.at_ns));
+    parts.push_back(held_messages_words(l));
   }
   if (parts.empty()) return "";
   if (won != nullptr)
@@ -489,9 +591,11 @@ std::string leaderless_span_words(const RunFacts& facts,
     // before its election, if any.
     const bool elected_at_end = std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(),
                                             [&](const LeaderTerm& t) { return t.start_ns == b; });
-    if (whole && b - a >= kSlowElectionNs)
+    if (b - a >= kSlowElectionNs)
       if (std::string e = election_words(facts, a, b, named); !e.empty())
-        why.push_back((elected_at_end ? "no leader was elected sooner: " : "no leader was elected by " + format_seconds(b) + ": ") + e);
+        why.push_back((elected_at_end ? std::string("no leader was elected sooner: ")
+                       : whole        ? "no leader was elected by " + format_seconds(b) + ": "
+                                      : std::string("none was elected in that time: ")) + e);
     if (!why.empty()) span += " (" + (why.size() == 1 ? why.front() : why[0] + "; " + why[1]) + ")";
     words.push_back(std::move(span));
   }
@@ -528,10 +632,11 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
     why.push_back(dropped);
   // Its link to the member still held it when the call ended (a cut healed before, but TCP's
   // retransmission came after), or lost it.
-  if (const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);
-      hold != nullptr && hold->at_ns >= end_ns)
-    why.push_back(link_hold_words(*hold));
-  if (const std::string gaps = leaderless_during(facts, call.sent_ns, end_ns); !gaps.empty()) why.push_back(gaps);
+  const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);
+  if (hold != nullptr && hold->at_ns >= end_ns) why.push_back(held_calls_words(facts, *hold, {&call}));
+  // A call its own link held until it ended reached no member: who led did not matter to it.
+  if (hold == nullptr || hold->at_ns < end_ns)
+    if (const std::string gaps = leaderless_during(facts, call.sent_ns, end_ns); !gaps.empty()) why.push_back(gaps);
   if (why.empty()) return "";
   std::string words = why.front();
   for (std::size_t i = 1; i < why.size(); ++i) words += "; " + why[i];
@@ -593,6 +698,10 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
       s += ", held on its way while " + fault_clauses(held, 3);
       if (hold != nullptr) s += " (" + link_hold_words(*hold) + ")";
     }
+    // Given up, yet it ran: its cancellation came too late to stop it.
+    if (const CancelledCall* x = facts.cancelled(c.client, c.call); x != nullptr && x->started && c.abandoned_ns)
+      s += "; its cancellation reached " + x->member + " with it, but " + x->member +
+           " had started it first (gRPC's handler can run before a cancellation read in the same batch)";
   }
   return s;
 }
@@ -781,12 +890,10 @@ namespace {
 
 // Why keep-alives that went to a member other than the lessor's (`leader`) did not reach it in
 // time, for each such member: a follower passes a keep-alive on to the leader it knows, and holds
-// it while it knows none. From the member's campaigns (a candidate knows no leader) and what the
-// links between it and the leader held or lost while they were out. "member-0, where client-1's
-// keep-alives went, passes them on to the leader: it knew no leader when it campaigned, 4 times
-// from 27.028 s to 30.346 s (terms 12 to 15); member-2's messages to member-0, held since
-// 25.801 s, were lost when the connection was declared dead at 30.801 s". "" when the records
-// show none of it.
+// it while it knows none. A member knew no leader from its campaign (a candidate knows none) until
+// a leader of that term or a newer one was elected: it cannot follow an older term's leader. With
+// its campaigns and what the voters did with them, and what the links between it and the leader
+// held or lost while the keep-alives were out. "" when the records show none of it.
 std::string keep_alive_way_words(const RunFacts& facts, const std::string& client,
                                  const std::vector<const CallRecord*>& keep_alives, const std::string& leader,
                                  std::int64_t to_ns) {
@@ -810,24 +917,36 @@ std::string keep_alive_way_words(const RunFacts& facts, const std::string& clien
     std::vector<const Campaign*> campaigns;
     for (const Campaign& c : facts.campaigns())
       if (c.member == m && c.at_ns >= from_ns && c.at_ns <= to_ns) campaigns.push_back(&c);
-    if (!campaigns.empty())
-      parts.push_back(campaigns.size() == 1
-                          ? "it knew no leader when it campaigned at " + format_seconds(campaigns.front()->at_ns) +
-                                " (term " + std::to_string(campaigns.front()->term) + ")"
-                          : "it knew no leader when it campaigned, " + times_words(campaigns.size()) + " from " +
-                                format_seconds(campaigns.front()->at_ns) + " to " + format_seconds(campaigns.back()->at_ns) +
-                                " (terms " + std::to_string(campaigns.front()->term) + " to " +
-                                std::to_string(campaigns.back()->term) + ")");
+    if (!campaigns.empty()) {
+      const Campaign& first = *campaigns.front();
+      const LeaderTerm* next = nullptr;
+      for (const auto& t : facts.truth().leaders)
+        if (t.start_ns > first.at_ns && t.term >= first.term) {
+          next = &t;
+          break;
+        }
+      const std::int64_t until_ns = next != nullptr ? next->start_ns : facts.end_ns();
+      parts.push_back("it knew none from " + format_seconds(first.at_ns) + ", when it first campaigned, " +
+                      (next != nullptr ? "until " + next->member + " was elected in term " + std::to_string(next->term) +
+                                             " at " + format_seconds(next->start_ns)
+                                       : std::string("to the end of the history")));
+      // Its term ran ahead of the lessor's: it could not follow that leader again.
+      for (const auto& t : facts.truth().leaders)
+        if (t.member == leader && t.start_ns <= first.at_ns && t.end_ns >= first.at_ns && first.term > t.term) {
+          parts.push_back("its term from then (" + std::to_string(first.term) + " and up) was newer than " + leader +
+                          "'s (" + std::to_string(t.term) + "), so it could not follow " + leader + " again");
+          break;
+        }
+      parts.push_back(campaigns_words(facts, m, campaigns, all_members(facts), first.at_ns, until_ns));
+    }
     for (const LinkEvent& l : facts.link_events()) {
       const bool between = (l.from == m && l.to == leader) || (l.from == leader && l.to == m);
       if (!between || l.at_ns < from_ns || l.held_since_ns > to_ns) continue;
-      parts.push_back(l.from + "'s messages to " + l.to + ", held since " + format_seconds(l.held_since_ns) +
-                      (l.dead ? ", were lost when the connection was declared dead at " + format_seconds(l.at_ns)
-                              : ", got through at TCP's retransmission at " + format_seconds(l.at_ns)));
+      parts.push_back(held_messages_words(l));
     }
     if (parts.empty()) continue;
-    std::string s = m + ", where " + client + "'s keep-alives went, passes them on to the leader: " + parts.front();
-    for (std::size_t i = 1; i < parts.size(); ++i) s += "; " + parts[i];
+    std::string s = m + ", where " + client + "'s keep-alives went, passes them on to the leader it knows, and holds them while it knows none";
+    for (std::size_t i = 0; i < parts.size(); ++i) s += (i == 0 ? ": " : "; ") + parts[i];
     sentences.push_back(s + ".");
   }
   std::string out;

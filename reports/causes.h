@@ -81,6 +81,17 @@ const LinkEvent* link_hold_of(const RunFacts& facts, const std::string& from, co
 // retransmission got them through at 121.841 s"; "... until the connection was declared dead at
 // 25.001 s, losing them".
 std::string link_hold_words(const LinkEvent& hold, const std::string& what = "it");
+// "member-2's messages to member-0, held since 25.801 s, were lost when the connection was
+// declared dead at 30.801 s" / "..., got through at TCP's retransmission at 32.422 s".
+std::string held_messages_words(const LinkEvent& l);
+// link_hold_words for `calls` of one client, all held by `hold` ("the link from client-3 to
+// member-0 held calls 38, 65 and 99, ... until TCP's retransmission got them through at
+// 121.841 s"), and, from the request-cancelled records, that the member dropped them unstarted
+// because each came with its cancellation (a client cancels a call at its deadline).
+std::string held_calls_words(const RunFacts& facts, const LinkEvent& hold, const std::vector<const CallRecord*>& calls);
+// Whether the client's own link held `call` from its sending until after it ended (it reached
+// no member in time).
+bool held_whole_way(const RunFacts& facts, const CallRecord& call);
 
 // "member-2 dropped it at 8.101 s (member-1 passed it on to member-2 as the leader, but
 // member-2 no longer led and knew no leader; etcd does not propose a dropped request again, so

@@ -378,6 +378,44 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
                        "from 1.500 s to 8.500 s; so no release of client-0's would delete it"));
 }
 
+// The waiter watched on member-1, which the leader member-0 could not reach: its messages to
+// member-1, held from before the deletion, were lost with the connection, and member-0 then
+// stepped down, so no leader caught member-1 up before the wait ended.
+TEST_CASE("liveness: a waiter whose member never had the deletion says what kept it from the leader") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-1"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1100), {{"call", 2}, {"request", "watch_create"}, {"member", "member-1"}});
+  const nlohmann::json cut = {{"from", {"member-1"}}, {"to", {"member-0", "member-2"}}, {"symmetric", true}, {"duration_ms", 3000}};
+  b.fault("partition", "start", ms_to_ns(1500), cut);
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(2000));
+  b.truth("etcd", "key-delete", ms_to_ns(2001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(2000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(2002));
+  b.fault("partition", "end", ms_to_ns(4500), cut);
+  b.truth("member-1", "link-dead", ms_to_ns(6500),
+          {{"from", "member-0"}, {"to", "member-1"}, {"held_since_ns", ms_to_ns(1501)}, {"lost", 9}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(6600), {{"member", 0}, {"term", 1}, {"reason", "check-quorum"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("member-1", "leader-elected", ms_to_ns(8000), {{"member", 1}, {"term", 2}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "; member-1, where client-0 watched, could not learn of that deletion from the leader member-0 "
+                       "before the wait ended at 7.000 s: member-0's messages to member-1, held since 1.501 s, were lost "
+                       "when the connection was declared dead at 6.500 s; then member-0 stepped down at 6.600 s: it had "
+                       "heard from no majority of the members within an election timeout (check-quorum), and no member "
+                       "led the cluster from 6.600 s to 8.000 s;"));
+}
+
 TEST_CASE("liveness: news held by a cut whose TCP retransmission fell into the next cut says so") {
   // Held since 2.001 s: retransmissions at 2.201, 2.601 and 3.401 s, the first after the heal at
   // 3.000 s, inside the second cut; then 5.001, 8.201 and 14.601 s, the first after it healed.
@@ -968,14 +1006,18 @@ TEST_CASE("a long leaderless span says why no leader was elected sooner") {
                         "the members within an election timeout (check-quorum); no leader was elected sooner: the links "
                         "between member-0 and each of member-1 and member-2 were cut (their messages held) from 0.900 s "
                         "to 20.900 s; member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 "
-                        "refused all 3 because member-2's log was behind its own (last entries: index 120 of term 2 "
+                        "refused all three because member-2's log was behind its own (last entries: index 120 of term 2 "
                         "against index 125 of term 2; each request's newer term restarted member-1's election timer); "
-                        "member-0 campaigned once at 2.500 s (term 3); member-1 campaigned at 7.000 s (term 6) and won)"));
-  // A window that begins inside the span: the span is said without its story.
-  const std::string clipped = leaderless_span_words(facts, facts.leaderless(ms_to_ns(1500), facts.end_ns(), 1));
+                        "member-0 campaigned once at 2.500 s (term 3) while cut off from the other members; member-1 "
+                        "campaigned at 7.000 s (term 6) and won)"));
+  // A window within the span: what happened in it, without the step-down before it or the
+  // election after it.
+  const std::string clipped = leaderless_span_words(facts, facts.leaderless(ms_to_ns(1500), ms_to_ns(6000), 1));
   INFO(clipped);
-  CHECK(contains(clipped, "from 1.500 s to 7.002 s"));
-  CHECK(!contains(clipped, "campaigned"));
+  CHECK(contains(clipped, "from 1.500 s to 6.000 s (none was elected in that time: the links between member-0 and "
+                          "each of member-1 and member-2 were cut"));
+  CHECK(!contains(clipped, "stepped down"));
+  CHECK(!contains(clipped, "won"));
 }
 
 // Keep-alives sent to a member that knew no leader (it campaigned) and whose links with the
@@ -1011,9 +1053,59 @@ TEST_CASE("keep-alives held at a member that knew no leader say so") {
   std::string text;
   for (const auto& sentence : story.sentences) text += sentence + "\n";
   INFO(text);
-  CHECK(contains(text, "member-0, where client-1's keep-alives went, passes them on to the leader: it knew no leader "
-                       "when it campaigned, twice from 2.800 s to 4.100 s (terms 2 to 3); member-2's messages to "
-                       "member-0, held since 1.501 s, were lost when the connection was declared dead at 6.501 s."));
+  CHECK(contains(text, "member-0, where client-1's keep-alives went, passes them on to the leader it knows, and holds "
+                       "them while it knows none: it knew none from 2.800 s, when it first campaigned, to the end of "
+                       "the history; its term from then (2 and up) was newer than member-2's (1), so it could not "
+                       "follow member-2 again; member-0 campaigned twice from 2.800 s to 4.100 s (terms 2 to 3) while "
+                       "cut off from the other members; member-2's messages to member-0, held since 1.501 s, were "
+                       "lost when the connection was declared dead at 6.501 s."));
+}
+
+// Calls a cut link held past their deadlines and let through with their cancellations behind
+// them: the member dropped them unstarted (recorded as request-cancelled). One that started
+// first (both read in one batch) is not said to be dropped.
+TEST_CASE("held calls that came with their cancellations say the member dropped them") {
+  HistoryBuilder b;
+  const nlohmann::json cut = {{"from", {"client-3"}}, {"to", {"member-0"}}, {"symmetric", true},
+                              {"start_ms", 900}, {"duration_ms", 2100}};
+  b.fault("partition", "start", ms_to_ns(900), cut);
+  b.add("client-3", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-0"}, {"key", "/k"}});
+  b.add("client-3", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 6}, {"request", "delete_range"}, {"member", "member-0"}, {"key", "/k"}});
+  b.add("client-3", EventKind::trace, "kv-send", ms_to_ns(1600), {{"call", 7}, {"request", "delete_range"}, {"member", "member-0"}, {"key", "/k"}});
+  b.fault("partition", "end", ms_to_ns(3000), cut);
+  b.add("client-3", EventKind::trace, "kv-end", ms_to_ns(6000), {{"call", 5}, {"outcome", "deadline"}});
+  b.add("client-3", EventKind::trace, "kv-end", ms_to_ns(6500), {{"call", 6}, {"outcome", "deadline"}});
+  b.add("client-3", EventKind::trace, "kv-end", ms_to_ns(6600), {{"call", 7}, {"outcome", "deadline"}});
+  b.truth("member-0", "link-released", ms_to_ns(7000),
+          {{"from", "client-3"}, {"to", "member-0"}, {"held_since_ns", ms_to_ns(1000)}, {"messages", 6}, {"arrived_ns", ms_to_ns(7000)}});
+  b.truth("member-0", "request-cancelled", ms_to_ns(7000), {{"member", 0}, {"client", "client-3"}, {"call", 5}, {"started", false}});
+  b.truth("member-0", "request-cancelled", ms_to_ns(7000), {{"member", 0}, {"client", "client-3"}, {"call", 6}, {"started", false}});
+  b.truth("member-0", "request-cancelled", ms_to_ns(7000), {{"member", 0}, {"client", "client-3"}, {"call", 7}, {"started", true}});
+  const RunFacts facts(b.history);
+  const CallRecord* five = facts.find_call("client-3", 5);
+  const CallRecord* six = facts.find_call("client-3", 6);
+  const CallRecord* seven = facts.find_call("client-3", 7);
+  REQUIRE(five != nullptr);
+  REQUIRE(six != nullptr);
+  REQUIRE(seven != nullptr);
+  CHECK(held_whole_way(facts, *five));
+  const std::string one = call_held_words(facts, *five);
+  INFO(one);
+  CHECK(contains(one, "the link from client-3 to member-0 held call 5, with what it had held since 1.000 s, until TCP's "
+                      "retransmission got them through at 7.000 s, and it came with its cancellation (client-3 cancels "
+                      "a call at its deadline), so member-0 dropped it unstarted"));
+  const LinkEvent* hold = link_hold_of(facts, "client-3", "member-0", five->sent_ns);
+  REQUIRE(hold != nullptr);
+  const std::string two = held_calls_words(facts, *hold, {five, six});
+  INFO(two);
+  CHECK(contains(two, "held calls 5 and 6, with what it had held since 1.000 s, until TCP's retransmission got them "
+                      "through at 7.000 s, and each came with its cancellation (client-3 cancels a call at its "
+                      "deadline), so member-0 dropped each unstarted"));
+  // Call 7 started before its cancellation was read: only 5 and 6 were dropped.
+  const std::string three = held_calls_words(facts, *hold, {five, six, seven});
+  INFO(three);
+  CHECK(contains(three, "and member-0 dropped calls 5 and 6 unstarted, each having come with its cancellation"));
+  CHECK(!contains(call_held_words(facts, *seven), "dropped"));
 }
 
 }  // namespace

@@ -98,16 +98,17 @@ std::string news_at_member_words(const RunFacts& facts, const std::string& clien
     if (l.from != leader->member || l.to != member || l.held_since_ns > news_ns || l.at_ns < news_ns) continue;
     if (!l.dead && l.at_ns <= wait_end_ns) return "";  // got through in time: not why
     std::string s = "; " + member + ", where " + client + " watched, could not learn of that deletion from the leader " +
-                    leader->member + ": " + leader->member + "'s messages to " + member + ", held since " +
-                    format_seconds(l.held_since_ns) +
-                    (l.dead ? ", were lost when the connection was declared dead at " + format_seconds(l.at_ns)
-                            : ", got through only at TCP's retransmission at " + format_seconds(l.at_ns));
-    if (l.dead) {
-      std::vector<std::string> spans;
-      for (const auto& [a, b] : whole_leaderless_spans(facts, l.at_ns, wait_end_ns, 1))
-        spans.push_back("from " + format_seconds(a) + " to " + format_seconds(b));
-      if (!spans.empty()) s += "; no member led the cluster " + join_words(spans);
-    }
+                    leader->member + " before the wait ended at " + format_seconds(wait_end_ns) + ": " +
+                    held_messages_words(l);
+    // Lost: a new connection could have caught the member up, had a leader lasted; say why none did.
+    if (l.dead)
+      for (const auto& [a, b] : whole_leaderless_spans(facts, l.at_ns, wait_end_ns, 1)) {
+        std::string down;
+        for (const auto& t : facts.truth().leaders)
+          if (t.end_ns == a && t.stepped_down_event >= 0) down = step_down_words(facts, t);
+        s += "; " + (down.empty() ? std::string() : "then " + down + ", and ") + "no member led the cluster from " +
+             format_seconds(a) + " to " + format_seconds(b);
+      }
     return s;
   }
   return "";
@@ -453,6 +454,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
           for (const FaultBand* f : faults_on_call(facts, *c, end_ns))
             if (std::find(held.begin(), held.end(), f) == held.end()) held.push_back(f);
+          // One its own link held until it ended reached no member: who led did not matter.
+          if (held_whole_way(facts, *c)) continue;
           for (const auto& gap : whole_leaderless_spans(facts, c->sent_ns, end_ns, 100'000'000))
             if (std::find(gaps.begin(), gaps.end(), gap) == gaps.end()) gaps.push_back(gap);
         }
@@ -464,10 +467,16 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             why.push_back(dropped);
         // A call its link still held when it ended (TCP's retransmission after the heal came
         // later), or lost with the connection.
-        for (const CallRecord* c : failed)
-          if (const LinkEvent* hold = link_hold_of(facts, c->process, c->member, c->sent_ns);
-              hold != nullptr && c->end_ns != kStillOpen && hold->at_ns >= c->end_ns)
-            why.push_back(link_hold_words(*hold, "call " + std::to_string(c->call)));
+        // Grouped by hold: retries to one member queue on one link.
+        std::vector<std::pair<const LinkEvent*, std::vector<const CallRecord*>>> holds;
+        for (const CallRecord* c : failed) {
+          if (!held_whole_way(facts, *c)) continue;
+          const LinkEvent* hold = link_hold_of(facts, c->process, c->member, c->sent_ns);
+          auto it = std::find_if(holds.begin(), holds.end(), [&](const auto& h) { return h.first == hold; });
+          if (it == holds.end()) holds.push_back({hold, {c}});
+          else it->second.push_back(c);
+        }
+        for (const auto& [hold, calls] : holds) why.push_back(held_calls_words(facts, *hold, calls));
         std::sort(gaps.begin(), gaps.end());
         if (const std::string words = leaderless_span_words(facts, gaps); !words.empty()) why.push_back(words);
         if (!why.empty()) {

@@ -35,6 +35,11 @@ RunFacts::RunFacts(const History& history)
                               int_of(e.args, dead ? "lost" : "messages")});
       continue;
     }
+    if (e.kind == EventKind::truth && e.args.is_object() && e.op == "request-cancelled") {
+      cancelled_.push_back({member_of(e.args, "member"), text_of(e.args, "client"), int_of(e.args, "call"), e.true_ns,
+                            flag_of(e.args, "started")});
+      continue;
+    }
     if (e.kind == EventKind::truth && e.args.is_object() && e.op == "campaign") {
       campaigns_.push_back({member_of(e.args, "member"), e.true_ns, int_of(e.args, "term"),
                             int_of(e.args, "last_index"), int_of(e.args, "last_term"),
@@ -162,6 +167,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> RunFacts::leaderless(std::int
   }
   if (covered_to < to_ns && to_ns - covered_to >= min_ns) gaps.emplace_back(covered_to, to_ns);
   return gaps;
+}
+
+const CancelledCall* RunFacts::cancelled(const std::string& client, std::int64_t call) const {
+  for (const auto& c : cancelled_)
+    if (c.client == client && c.call == call) return &c;
+  return nullptr;
 }
 
 const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std::int64_t call,

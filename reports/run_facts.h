@@ -84,6 +84,16 @@ struct VoteRefusal {
   std::string voted_for;  // voted: for whom
 };
 
+// A client's call that a member cancelled on the client's cancellation (simulated runs,
+// `request-cancelled`): the client cancels a call at its deadline.
+struct CancelledCall {
+  std::string member;
+  std::string client;
+  std::int64_t call = 0;
+  std::int64_t at_ns = 0;
+  bool started = false;  // sent on before the cancellation (it may still take effect); else never run
+};
+
 class RunFacts {
  public:
   explicit RunFacts(const History& history);
@@ -116,6 +126,8 @@ class RunFacts {
   const CallRecord* find_call(const std::string& process, std::int64_t call) const;
   // Every release or death of a cut link's held messages, in time order.
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
+  // The member's cancellation of `client`'s call `call`, or nullptr when none is recorded.
+  const CancelledCall* cancelled(const std::string& client, std::int64_t call) const;
   // Every campaign and every refused vote, in time order.
   const std::vector<Campaign>& campaigns() const { return campaigns_; }
   const std::vector<VoteRefusal>& vote_refusals() const { return vote_refusals_; }
@@ -149,6 +161,7 @@ class RunFacts {
   std::vector<LinkEvent> link_events_;     // in time order
   std::vector<DroppedProposal> dropped_;   // in time order
   std::vector<Campaign> campaigns_;        // in time order
+  std::vector<CancelledCall> cancelled_;   // in time order
   std::vector<VoteRefusal> vote_refusals_;  // in time order
   std::int64_t end_ns_ = 0;
 };

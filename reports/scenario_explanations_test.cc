@@ -195,8 +195,8 @@ TEST_CASE("a release lost across a leader change names the election it was pendi
   CHECK(all.find("no member led the cluster from 4.920 s to 5.935 s") != std::string::npos);
   // Why member-2 stepped down, from the step-down's recorded reason and the link's release.
   CHECK(all.find("member-2 stepped down at 4.920 s on seeing term 2 in member-0's heartbeat-reply: the links between "
-                 "member-2 and member-0 were cut (their messages held) from 3.450 s to 4.150 s and the "
-                 "heartbeat-reply came with what the link from member-0 to member-2 had held since 3.519 s, released "
+                 "member-2 and member-0 were cut (their messages held) from 3.450 s to 4.150 s, member-0 had "
+                 "campaigned once at 4.797 s (term 2) and the heartbeat-reply came with what the link from member-0 to member-2 had held since 3.519 s, released "
                  "at TCP's retransmission at 4.920 s") != std::string::npos);
   CHECK(all.find("it had no lease, so nothing would ever delete it") != std::string::npos);
 }
@@ -279,7 +279,8 @@ TEST_CASE("a link fault on no keep-alive's way is not named as what stopped the 
 
 // Three clients' leases gone, each for its own reason (checked by hand against the history):
 // client-1's and client-2's sessions gave theirs up while no member led (8.190 s to 13.380 s) and
-// member-2 revoked them at 18.383 s; member-1's isolation (15.600 s to 17.700 s) stopped client-0's
+// member-2 revoked them at 18.383 s (no leader was elected in that time: member-0, its log behind, campaigned
+// and each refusal restarted the others' election timers); member-1's isolation (15.600 s to 17.700 s) stopped client-0's
 // keep-alives, sent to member-1, and is not named as what stopped the others', who sent none then.
 // The explanation's cause is the client whose failing acquires ended first (client-2).
 TEST_CASE("each client whose lease is gone gets the reason its own lease expired") {
@@ -293,14 +294,17 @@ TEST_CASE("each client whose lease is gone gets the reason its own lease expired
                  "the 7 it sent from 8.348 s had been answered by then; a session gives its lease up once a "
                  "whole TTL (5 s) has passed since it sent the last keep-alive that was answered, or since the "
                  "lease's grant at 6.685 s when none was, and it gave this one up at its next check, about "
-                 "11.848 s; no member led the cluster from 8.348 s to 11.348 s.") !=
-        std::string::npos);
+                 "11.848 s; no member led the cluster from 8.348 s to 11.348 s (none was elected in that time: "
+                 "member-0 campaigned twice from 9.496 s to 10.802 s (terms 3 to 4): member-1 refused both because "
+                 "member-0's log was behind its own (last entries: index 108 of term 1 against index 140 of term 1; "
+                 "each request's newer term restarted member-1's election timer); member-2 refused both because "
+                 "member-0's log was behind its own") != std::string::npos);
   CHECK(all.find("client-1's keep-alives for it had stopped: the last was sent at 11.314 s (call 62), and none of "
                  "the 7 it sent from 8.314 s had been answered by then; a session gives its lease up once a "
                  "whole TTL (5 s) has passed since it sent the last keep-alive that was answered (call 39, sent "
                  "at 6.646 s, answered at 6.648 s), and it gave this one up at its next check, about 11.814 s; "
-                 "no member led the cluster from 8.314 s to 11.314 s.") !=
-        std::string::npos);
+                 "no member led the cluster from 8.314 s to 11.314 s (none was elected in that time: member-0 "
+                 "campaigned twice") != std::string::npos);
   CHECK(all.find("client-0's keep-alives for it had stopped: the last was sent at 19.894 s (call 70)") !=
         std::string::npos);
   // The lease outlived client-0's last keep-alive by more than its TTL: the last keep-alives,
@@ -458,8 +462,8 @@ TEST_CASE("a lock call given up says which key it waited behind and what held it
                                   "at 10.614 s: it waited behind client-3's key (revision 27), which stood until "
                                   "11.445 s; meanwhile no member led the cluster from 6.003 s to 7.484 s (member-1 "
                                   "stepped down at 6.003 s on seeing term 2 in member-2's append-reply: the links from "
-                                  "member-1 to member-2 were cut (their messages held) from 3.000 s to 4.500 s and "
-                                  "member-1's messages to member-2, held since 3.001 s, got through at TCP's "
+                                  "member-1 to member-2 were cut (their messages held) from 3.000 s to 4.500 s, member-2 "
+                                  "had campaigned once at 4.598 s (term 2) and member-1's messages to member-2, held since 3.001 s, got through at TCP's "
                                   "retransmission at 6.002 s)."));
 }
 

@@ -236,6 +236,15 @@ void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entr
   world_.record_truth(world_.process(member(member_index).pid()).name, "proposal-dropped", std::move(args));
 }
 
+void EtcdCluster::report_request_cancelled(int member_index, const ReplyRoute& call, bool started) {
+  if (!world_.observer()) return;
+  world_.record_truth(world_.process(member(member_index).pid()).name, "request-cancelled",
+                      {{"member", member_index},
+                       {"client", world_.process(call.client).name},
+                       {"call", call.call_id},
+                       {"started", started}});
+}
+
 void EtcdCluster::note_abandoned_call(ProcessId client, std::uint64_t call_id) {
   if (!world_.observer()) return;
   abandoned_calls_.emplace(std::make_pair(client, call_id), world_.now().time_since_epoch().count());

@@ -95,6 +95,11 @@ class EtcdCluster {
   // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with
   // the entry's cause, so an explanation can say where a request was lost.
   void report_proposal_dropped(int member, const LogEntry& entry);
+  // Records that `member` cancelled a client's call on the client's cancellation (gRPC cancels
+  // the handler): `started` when the request had already been sent on (proposed, forwarded,
+  // asked a read index for), or its handler ran before the cancellation was read (both came
+  // in one batch), so it may still take effect unanswered; else it never runs.
+  void report_request_cancelled(int member, const ReplyRoute& call, bool started);
   // Whether report_applied(index, ...) will record the events of that index (an observer is
   // set and no member applied it before).
   bool records_truth_of(std::uint64_t index) const {

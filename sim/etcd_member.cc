@@ -482,8 +482,11 @@ void EtcdMember::cancel_call(const ReplyRoute& call) {
   // the cancellation was read, and sometimes proposes first (see EtcdConfig). It then runs
   // as any request does; its answer goes to a client that no longer waits for it.
   if (it->second.arrived_held &&
-      rng_.chance(cluster_.config().held_cancel_race_probability))
+      rng_.chance(cluster_.config().held_cancel_race_probability)) {
+    cluster_.report_request_cancelled(index_, it->second.route, /*started=*/true);
     return;
+  }
+  cluster_.report_request_cancelled(index_, it->second.route, it->second.in_flight);
   pending_.erase(it);  // waiting_ids_ skips ids no longer pending
 }
 
