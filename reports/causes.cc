@@ -341,8 +341,10 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
   // How the other member's term got ahead: it campaigned meanwhile.
   std::vector<const Campaign*> ahead;
+  const std::int64_t seen_term = int_of(e->args, "new_term");
   for (const Campaign& c : facts.campaigns())
-    if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns) ahead.push_back(&c);
+    if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns && (seen_term == 0 || c.term <= seen_term))
+      ahead.push_back(&c);
   if (!ahead.empty())
     context.push_back(from + " had campaigned " + times_words(ahead.size()) +
                       (ahead.size() == 1 ? " at " + format_seconds(ahead.front()->at_ns) + " (term " +
@@ -450,6 +452,20 @@ std::string refusal_words(const RunFacts& facts, const std::string& voter, const
                                      : "; " + number_word(adopted) + (adopted == 1 ? " request's newer term restarted "
                                                                                    : " requests' newer terms restarted ")) +
              voter + "'s election timer";
+      // The voter's longer log was the uncommitted tail of its own leadership: entries of its
+      // term that it appended as leader and had not committed when it stepped down.
+      for (const auto& t : facts.truth().leaders) {
+        if (t.member != voter || t.stepped_down_event < 0 || t.end_ns > last.at_ns) continue;
+        const HistoryEvent* down = facts.event(t.stepped_down_event);
+        if (down == nullptr) continue;
+        const std::int64_t down_last = int_of(down->args, "last_index", -1);
+        const std::int64_t down_commit = int_of(down->args, "commit_index", -1);
+        if (down_last == last.last_index && down_commit >= 0 && down_commit < down_last &&
+            last.last_term == t.term && last.candidate_last_index >= down_commit)
+          s += "; " + voter + "'s entries " + std::to_string(down_commit + 1) +
+               (down_commit + 1 == down_last ? "" : " to " + std::to_string(down_last)) + " were ones it had appended as leader in term " +
+               std::to_string(t.term) + " and not committed when it stepped down at " + format_seconds(t.end_ns);
+      }
       s += (late_note.empty() ? "" : "; " + late_note) + ")";
     } else if (r == "leader-lease") {
       s = "ignored " + how_many + ", having heard from a leader less than an election timeout before";
@@ -571,6 +587,56 @@ std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int
   return s;
 }
 
+std::string member_without_leader_words(const RunFacts& facts, const std::string& member, std::int64_t from_ns,
+                                        std::int64_t to_ns, std::int64_t min_ns) {
+  std::vector<std::string> spans;
+  const auto& views = facts.leader_views();
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const LeaderView& v = views[i];
+    if (v.member != member || !v.leader.empty()) continue;
+    // Until this member next knew a leader (or the history's end).
+    std::int64_t until_ns = facts.end_ns();
+    for (std::size_t j = i + 1; j < views.size(); ++j)
+      if (views[j].member == member) {
+        until_ns = views[j].at_ns;
+        break;
+      }
+    if (!views[i].leader.empty() || until_ns < from_ns || v.at_ns > to_ns) continue;
+    if (std::min(until_ns, to_ns) - std::max(v.at_ns, from_ns) < min_ns) continue;
+    std::string why;
+    if (v.message == "campaign") why = "it campaigned";
+    else if (v.message == "start") why = "it had just started";
+    else if (v.message == "check-quorum") why = "it stepped down by check-quorum";
+    else if (!v.from.empty()) why = "it took up term " + std::to_string(v.term) + " from " + v.from + "'s " + v.message;
+    // Spans that follow one another (a campaign after a lost leader) are said from the first.
+    std::string span = "from " + format_seconds(v.at_ns) + (why.empty() ? "" : " (" + why + ")") + " to " +
+                       (until_ns == facts.end_ns() ? std::string("the end of the history") : format_seconds(until_ns));
+    spans.push_back(std::move(span));
+  }
+  if (spans.empty()) return "";
+  return member + " knew no leader " + join_words(spans);
+}
+
+const char* const kHeldWithoutLeader = " (a member holds the requests it cannot serve while it knows no leader)";
+
+std::string new_leader_causes_words(const RunFacts& facts, const std::vector<const LeaderTerm*>& elected) {
+  std::vector<std::string> downs;
+  const auto& leaders = facts.truth().leaders;
+  for (const LeaderTerm* t : elected) {
+    // The leadership before it, when a recorded step-down ended it.
+    const LeaderTerm* before = nullptr;
+    for (const auto& p : leaders)
+      if (&p != t && p.end_ns <= t->start_ns && (before == nullptr || p.end_ns > before->end_ns)) before = &p;
+    if (before == nullptr || before->stepped_down_event < 0) continue;
+    if (std::string down = step_down_words(facts, *before); !down.empty() &&
+        std::find(downs.begin(), downs.end(), down) == downs.end())
+      downs.push_back(std::move(down));
+  }
+  std::string s;
+  for (const std::string& d : downs) s += (s.empty() ? "" : "; ") + d;
+  return s;
+}
+
 std::string leaderless_span_words(const RunFacts& facts,
                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
   std::vector<std::string> words;
@@ -591,7 +657,11 @@ std::string leaderless_span_words(const RunFacts& facts,
     // before its election, if any.
     const bool elected_at_end = std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(),
                                             [&](const LeaderTerm& t) { return t.start_ns == b; });
-    if (b - a >= kSlowElectionNs)
+    // A window inside a longer span: judged by the whole span's length.
+    std::int64_t whole_length_ns = b - a;
+    for (const auto& [wa, wb] : facts.leaderless(0, facts.end_ns(), 0))
+      if (wa <= a && b <= wb) whole_length_ns = wb - wa;
+    if (whole_length_ns >= kSlowElectionNs)
       if (std::string e = election_words(facts, a, b, named); !e.empty())
         why.push_back((elected_at_end ? std::string("no leader was elected sooner: ")
                        : whole        ? "no leader was elected by " + format_seconds(b) + ": "
@@ -635,8 +705,14 @@ std::string call_held_words(const RunFacts& facts, const CallRecord& call) {
   const LinkEvent* hold = link_hold_of(facts, call.process, call.member, call.sent_ns);
   if (hold != nullptr && hold->at_ns >= end_ns) why.push_back(held_calls_words(facts, *hold, {&call}));
   // A call its own link held until it ended reached no member: who led did not matter to it.
-  if (hold == nullptr || hold->at_ns < end_ns)
+  if (hold == nullptr || hold->at_ns < end_ns) {
     if (const std::string gaps = leaderless_during(facts, call.sent_ns, end_ns); !gaps.empty()) why.push_back(gaps);
+    // The member it went to knew no leader to pass it on to.
+    if (std::string alone = member_without_leader_words(facts, call.member, call.sent_ns, end_ns,
+                                                         std::min<std::int64_t>(1'000'000'000, (end_ns - call.sent_ns) / 4));
+        !alone.empty())
+      why.push_back(alone + kHeldWithoutLeader);
+  }
   if (why.empty()) return "";
   std::string words = why.front();
   for (std::size_t i = 1; i < why.size(); ++i) words += "; " + why[i];
@@ -667,12 +743,20 @@ std::string late_renewal_words(const RunFacts& facts, const std::string& client,
          " sent";
 }
 
+bool unseen_renewal(const RunFacts& facts, const HistoryEvent& renewal) {
+  const ChangeCause c = cause_of(renewal);
+  if (c.abandoned_ns) return true;
+  const CallRecord* call = facts.find_call(c.client, c.call);
+  return call != nullptr && c.call != 0 && call->outcome != "ok";
+}
+
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns) {
   const HistoryEvent* last = nullptr;
   for (const auto& e : facts.history().events) {
     if (e.true_ns > until_ns) break;
-    if (e.kind == EventKind::truth && e.op == "lease-renewed" && e.args.value("lease", std::int64_t{0}) == lease)
+    if (e.kind == EventKind::truth && e.op == "lease-renewed" && e.args.value("lease", std::int64_t{0}) == lease &&
+        unseen_renewal(facts, e))
       last = &e;
   }
   if (last == nullptr) return "";
@@ -682,7 +766,13 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
   if (!c.member.empty()) s += " to " + c.member;
   if (c.sent_ns >= 0) s += " at " + format_seconds(c.sent_ns);
   if (c.call != 0) s += " (call " + std::to_string(c.call) + ")";
-  if (c.abandoned_ns) s += " and given up at " + format_seconds(*c.abandoned_ns);
+  if (c.abandoned_ns) {
+    s += " and given up at " + format_seconds(*c.abandoned_ns);
+  } else if (const CallRecord* call = facts.find_call(c.client, c.call); call != nullptr && call->end_ns != kStillOpen) {
+    s += ", whose answer it never had (the call ended " + call->outcome + " at " + format_seconds(call->end_ns) + ")";
+  } else {
+    s += ", whose answer it never had";
+  }
   if (const CallRecord* call = facts.find_call(c.client, c.call); call != nullptr && c.call != 0) {
     auto held = faults_on_call(facts, *call, last->true_ns);
     // The recorded release that let it through, on the client's link to its member: until then

@@ -37,9 +37,13 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
 nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& lease,
                                     const std::string& client, Story& story);
 
-// The last renewal of `lease` at or before `until_ns` by a keep-alive its client had already
-// given up on (a "lease-renewed" truth event), as a clause: "for a keep-alive that client-0
-// had sent to member-1 at 30.000 s (call 62) and given up at 35.000 s"; "" when none.
+// Whether a lease-renewed truth event is a renewal its client never saw: by a keep-alive it
+// had already given up on, or whose call ended without an answer (histories that record calls).
+bool unseen_renewal(const RunFacts& facts, const HistoryEvent& renewal);
+// The last renewal of `lease` at or before `until_ns` that its client never saw (a
+// "lease-renewed" truth event, unseen_renewal), as a clause: "for a keep-alive that client-0
+// had sent to member-1 at 30.000 s (call 62) and given up at 35.000 s", or "..., whose answer it
+// never had (the call ended deadline at 28.000 s)"; "" when none.
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns = nullptr);
 
@@ -107,6 +111,18 @@ std::string dropped_words(const RunFacts& facts, const CallRecord& call, const s
 // The faults named are added to `named` when it is not null.
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term,
                             std::vector<const FaultBand*>* named = nullptr);
+// "member-0 knew no leader from 23.201 s (it took up term 6 from member-2's append-reply) to
+// 35.225 s": the spans
+// of at least `min_ns` within [from_ns, to_ns] in which `member` knew no leader, each said whole,
+// from its leader-view records; "" when none is recorded.
+std::string member_without_leader_words(const RunFacts& facts, const std::string& member, std::int64_t from_ns,
+                                        std::int64_t to_ns, std::int64_t min_ns);
+// " (a member holds the requests it cannot serve while it knows no leader)": why that matters,
+// said once after the members named so.
+extern const char* const kHeldWithoutLeader;
+// Why the leaders in `elected` came: the step-down that ended the leadership before each
+// (step_down_words), apart by "; ". "" when none is recorded.
+std::string new_leader_causes_words(const RunFacts& facts, const std::vector<const LeaderTerm*>& elected);
 // Why no member was elected from `from_ns` (a step-down) to `to_ns` (the next election, or the
 // history's end), from the campaign and vote-refused records, the faults on members and between
 // them active then (less those in `already_named`), and what cut links between members let

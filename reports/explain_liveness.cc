@@ -41,17 +41,21 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
 }
 
 // The news of a deletion at `news_ns` on its way to `client`, from the history's records of
-// cut links: a link from a member (cut by one of `held`) to the client that held everything
-// that member sent it from before the wait ended at `wait_end_ns` until after it. "; the link
+// cut links: a link from a member (`watch_member`, the one the waiter's watch was on, when the
+// history records it; any member otherwise), cut by one of `held`, to the client that held
+// everything that member sent it from before the wait ended at `wait_end_ns` until after it. "; the link
 // from member-0 to client-0 held all that member-0 sent it from 2.001 s until TCP's
 // retransmission got it through at 9.401 s, after the wait had ended at 7.000 s (a later cut of
 // that link from 3.300 s to 9.000 s)". Whether the member had the news to send is not claimed:
 // a member cut off from the leader may not have applied the deletion. "" when no record shows
 // such a hold.
 std::string news_hold_words(const RunFacts& facts, const std::vector<const FaultBand*>& held,
-                            const std::string& client, std::int64_t news_ns, std::int64_t wait_end_ns) {
+                            const std::string& client, const std::string& watch_member, std::int64_t news_ns,
+                            std::int64_t wait_end_ns) {
   for (const LinkEvent& l : facts.link_events()) {
     if (l.to != client || l.held_since_ns > wait_end_ns || l.at_ns < wait_end_ns || l.at_ns < news_ns) continue;
+    // The news comes from the member the watch is on, when the history says which.
+    if (!watch_member.empty() && l.from != watch_member) continue;
     const FaultBand* first_cut = nullptr;
     for (const FaultBand* f : held)
       if (f->kind == "partition" && f->on_link(l.from, client) && f->start_ns <= l.held_since_ns + 1'000'000'000 &&
@@ -84,11 +88,22 @@ std::string news_hold_words(const RunFacts& facts, const std::vector<const Fault
 // leader member-2: member-2's messages to member-1, held since 18.248 s, were lost when the
 // connection was declared dead at 23.248 s; no member led the cluster from 26.249 s to 34.439 s".
 // "" when the waiter's watch or the leader is not recorded, or no such hold is.
+// The waiter's last watch of operation `invoke` sent by `news_ns`, or nullptr (not recorded).
+const CallRecord* watch_of(const RunFacts& facts, const std::string& client, std::int64_t invoke, std::int64_t news_ns) {
+  const CallRecord* watch = nullptr;
+  for (const CallRecord* c : facts.calls_of(client, 0, news_ns, "watch_create"))
+    if (c->invoke == invoke) watch = c;
+  return watch;
+}
+
+std::string watch_member(const RunFacts& facts, const std::string& client, std::int64_t invoke, std::int64_t news_ns) {
+  const CallRecord* watch = watch_of(facts, client, invoke, news_ns);
+  return watch != nullptr ? watch->member : std::string();
+}
+
 std::string news_at_member_words(const RunFacts& facts, const std::string& client, std::int64_t invoke,
                                  std::int64_t news_ns, std::int64_t wait_end_ns) {
-  const CallRecord* watch = nullptr;
-  for (const CallRecord* c : facts.calls_of(client, 0, wait_end_ns, "watch_create"))
-    if (c->invoke == invoke && c->sent_ns <= news_ns) watch = c;
+  const CallRecord* watch = watch_of(facts, client, invoke, news_ns);
   const LeaderTerm* leader = nullptr;
   for (const auto& t : facts.truth().leaders)
     if (t.start_ns <= news_ns && t.end_ns >= news_ns) leader = &t;
@@ -280,15 +295,19 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       if (k.deleted_by.kind == "lease-expiry" && k.deleted_by.renewed_by == "leader-election" && l != nullptr &&
           l->ttl_seconds > 0 && k.deleted_by.renewed_ns > k.start_ns) {
         std::vector<std::string> elected;
+        std::vector<const LeaderTerm*> elections;
         for (const auto& t : facts.truth().leaders)
-          if (t.start_ns > k.start_ns && t.start_ns <= k.deleted_by.renewed_ns)
+          if (t.start_ns > k.start_ns && t.start_ns <= k.deleted_by.renewed_ns) {
             elected.push_back(t.member + " at " + format_seconds(t.start_ns));
+            elections.push_back(&t);
+          }
+        const std::string why = new_leader_causes_words(facts, elections);
         s += " (a lease of TTL " + std::to_string(l->ttl_seconds) + " s, last renewed at " +
              format_seconds(k.deleted_by.renewed_ns) + " by " + k.deleted_by.leader +
              "'s promotion to leader, not by a keep-alive: each new leader extends every lease" +
              (elected.size() > 1 ? "; leaders elected since the key was created: " + join_words(elected)
                                  : std::string()) +
-             ")";
+             (why.empty() ? std::string() : "; " + why) + ")";
       }
     }
     const ChangeCause& by = k.created_by;
@@ -418,7 +437,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
                ", and the acquire did not take the lock before it ended" +
                (held.empty() ? std::string() : ": meanwhile " + fault_clauses(held, 3)) +
                news_at_member_words(facts, by.client, failed_acquire->index, last_ahead->end_ns, wait_end_ns) +
-               news_hold_words(facts, held, by.client, last_ahead->end_ns, wait_end_ns) + ";";
+               news_hold_words(facts, held, by.client, watch_member(facts, by.client, failed_acquire->index, last_ahead->end_ns),
+                               last_ahead->end_ns, wait_end_ns) + ";";
         }
       }
       s += (s.back() == ';' ? " so no release of " : ": no release of ") + by.client + "'s would delete it";
@@ -477,6 +497,25 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           else it->second.push_back(c);
         }
         for (const auto& [hold, calls] : holds) why.push_back(held_calls_words(facts, *hold, calls));
+        // The members those that got through went to, while they knew no leader to pass them on to.
+        std::vector<std::string> members_called;
+        for (const CallRecord* c : failed)
+          if (!held_whole_way(facts, *c) && !c->member.empty() &&
+              std::find(members_called.begin(), members_called.end(), c->member) == members_called.end())
+            members_called.push_back(c->member);
+        std::vector<std::string> alone_words;
+        for (const std::string& m : members_called) {
+          std::int64_t first_ns = facts.end_ns(), last_ns = 0;
+          for (const CallRecord* c : failed)
+            if (c->member == m && !held_whole_way(facts, *c)) {
+              first_ns = std::min(first_ns, c->sent_ns);
+              last_ns = std::max(last_ns, c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns);
+            }
+          if (std::string alone = member_without_leader_words(facts, m, first_ns, last_ns, 1'000'000'000); !alone.empty())
+            alone_words.push_back(std::move(alone));
+        }
+        if (!alone_words.empty()) alone_words.back() += kHeldWithoutLeader;
+        for (std::string& w : alone_words) why.push_back(std::move(w));
         std::sort(gaps.begin(), gaps.end());
         if (const std::string words = leaderless_span_words(facts, gaps); !words.empty()) why.push_back(words);
         if (!why.empty()) {
@@ -647,23 +686,36 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         for (const CallRecord* c : facts.calls_of(made_for, 0, renewed_ns, "lease_keep_alive"))
           if (c->lease == k.lease && c->outcome == "ok" && c->end_ns < renewed_ns) kept_ns = std::max(kept_ns, c->end_ns);
         std::vector<std::string> elected;
+        std::vector<const LeaderTerm*> elections;
         for (const auto& t : facts.truth().leaders)
-          if (t.start_ns > kept_ns && t.start_ns < renewed_ns) elected.push_back(t.member + " at " + format_seconds(t.start_ns));
+          if (t.start_ns > kept_ns && t.start_ns < renewed_ns) {
+            elected.push_back(t.member + " at " + format_seconds(t.start_ns));
+            elections.push_back(&t);
+          }
         // And keep-alives its client had given up, let through late, before the last of them.
         std::vector<std::string> late;
         for (const auto& e : facts.history().events) {
           if (e.true_ns >= renewed_ns) break;
           // (Several held keep-alives arrive together: those of the last renewal's moment are it.)
           if (e.kind != EventKind::truth || e.op != "lease-renewed" || e.true_ns <= kept_ns ||
-              renewed_ns - e.true_ns < 1'000'000 || e.args.value("lease", std::int64_t{0}) != k.lease)
+              renewed_ns - e.true_ns < 1'000'000 || e.args.value("lease", std::int64_t{0}) != k.lease ||
+              !unseen_renewal(facts, e))
             continue;
           const std::string at = format_seconds(e.true_ns);
           if (std::find(late.begin(), late.end(), at) == late.end()) late.push_back(at);
         }
         std::vector<std::string> kept_by;
-        if (!elected.empty())
-          kept_by.push_back("each new leader extends every lease (elected since then: " + join_words(elected) + ")");
-        if (!late.empty()) kept_by.push_back("keep-alives its client had given up renewed it at " + join_words(late) + " too");
+        if (!elected.empty()) {
+          // What made those leaders: the step-downs before them, with the faults behind each.
+          const std::string why = new_leader_causes_words(facts, elections);
+          kept_by.push_back("each new leader extends every lease (elected since then: " + join_words(elected) + ")" +
+                            (why.empty() ? std::string() : ", and " + why));
+        }
+        if (!late.empty())
+          kept_by.push_back("keep-alives whose answers its client never had renewed it " +
+                            (late.size() <= 4 ? "at " + join_words(late)
+                                              : std::to_string(late.size()) + " times from " + late.front() + " to " + late.back()) +
+                            " too");
         if (l->ttl_seconds > 0 && kept_ns + l->ttl_seconds * 1'000'000'000 < renewed_ns && !kept_by.empty())
           s += "; no keep-alive of it was answered from " + format_seconds(kept_ns) + " to " +
                format_seconds(renewed_ns) + ", yet it lived: " +

@@ -35,6 +35,13 @@ RunFacts::RunFacts(const History& history)
                               int_of(e.args, dead ? "lost" : "messages")});
       continue;
     }
+    if (e.kind == EventKind::truth && e.args.is_object() && e.op == "leader-view") {
+      const std::int64_t leader = int_of(e.args, "leader", -1);
+      leader_views_.push_back({member_of(e.args, "member"), e.true_ns,
+                               leader >= 0 ? "member-" + std::to_string(leader) : std::string(), int_of(e.args, "term"),
+                               member_of(e.args, "from"), text_of(e.args, "message")});
+      continue;
+    }
     if (e.kind == EventKind::truth && e.args.is_object() && e.op == "request-cancelled") {
       cancelled_.push_back({member_of(e.args, "member"), text_of(e.args, "client"), int_of(e.args, "call"), e.true_ns,
                             flag_of(e.args, "started")});

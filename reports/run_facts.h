@@ -84,6 +84,16 @@ struct VoteRefusal {
   std::string voted_for;  // voted: for whom
 };
 
+// A change of the leader a member knows (simulated runs, `leader-view`).
+struct LeaderView {
+  std::string member;
+  std::int64_t at_ns = 0;
+  std::string leader;   // "" when it knows none
+  std::int64_t term = 0;
+  std::string from;     // losing one: the member whose message carried the newer term
+  std::string message;  // losing one: that message, or "check-quorum", "campaign", "start"
+};
+
 // A client's call that a member cancelled on the client's cancellation (simulated runs,
 // `request-cancelled`): the client cancels a call at its deadline.
 struct CancelledCall {
@@ -128,6 +138,8 @@ class RunFacts {
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
   // The member's cancellation of `client`'s call `call`, or nullptr when none is recorded.
   const CancelledCall* cancelled(const std::string& client, std::int64_t call) const;
+  // Every change of a member's known leader, in time order.
+  const std::vector<LeaderView>& leader_views() const { return leader_views_; }
   // Every campaign and every refused vote, in time order.
   const std::vector<Campaign>& campaigns() const { return campaigns_; }
   const std::vector<VoteRefusal>& vote_refusals() const { return vote_refusals_; }
@@ -162,6 +174,7 @@ class RunFacts {
   std::vector<DroppedProposal> dropped_;   // in time order
   std::vector<Campaign> campaigns_;        // in time order
   std::vector<CancelledCall> cancelled_;   // in time order
+  std::vector<LeaderView> leader_views_;   // in time order
   std::vector<VoteRefusal> vote_refusals_;  // in time order
   std::int64_t end_ns_ = 0;
 };

@@ -217,15 +217,14 @@ void EtcdCluster::report_lease_revoke_attempt(LeaseId lease, const LeaseExpiryCa
 void EtcdCluster::report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route) {
   if (!world_.observer()) return;
   const auto abandoned = abandoned_calls_.find({route.client, route.call_id});
-  if (abandoned == abandoned_calls_.end()) return;
   const std::string& leader_name = world_.process(member(leader).pid()).name;
   nlohmann::json cause = {{"kind", "request"},
                           {"request", "lease_keep_alive"},
                           {"client", world_.process(route.client).name},
                           {"call", route.call_id},
                           {"member", world_.process(member(from_member).pid()).name},
-                          {"sent_ns", route.sent_ns},
-                          {"abandoned_ns", abandoned->second}};
+                          {"sent_ns", route.sent_ns}};
+  if (abandoned != abandoned_calls_.end()) cause["abandoned_ns"] = abandoned->second;
   world_.record_truth(leader_name, "lease-renewed", {{"lease", lease}, {"leader", leader_name}, {"cause", std::move(cause)}});
 }
 

@@ -87,9 +87,10 @@ class EtcdCluster {
   // observer records.
   void note_abandoned_call(ProcessId client, std::uint64_t call_id);
   // The leader `leader`'s lessor renewed `lease` for the keep-alive `route` (received by
-  // `from_member`): recorded as truth
-  // only when its client had given that call up, the one renewal the client never saw (a
-  // keep-alive held by a cut and let through after the client's deadline).
+  // `from_member`): recorded as truth (lease-renewed), with the time its client gave the call
+  // up when it already had. Why every renewal: one whose answer never reaches the client (a
+  // cut held it, or the keep-alive itself until after the client's deadline) renews the lease
+  // all the same, and only this record shows it.
   void report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route);
   // Member `member` dropped `entry`, which another member had passed on to it as the leader
   // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with

@@ -121,6 +121,8 @@ ResponseHeader EtcdMember::header() const {
 // ---------------------------------------------------------------- lifecycle
 
 void EtcdMember::start() {
+  viewed_leader_ = -2;  // a restarted member knows no leader until it hears one
+  record_leader_view(-1, nullptr, "start");
   raft_.start(local_now());
   drain_raft();
 }
@@ -206,7 +208,10 @@ void EtcdMember::act_on(RaftOutput&& output) {
                  [this](ReadState& m) { on_read_index_reply(m.round, m.index); },
                  [this](ProposalDropped& m) { drop_proposal(std::move(m.entry)); },
                  [this](ForwardedProposalDropped& m) { cluster_.report_proposal_dropped(index_, m.entry); },
-                 [this](Campaigned& m) { record_campaign(m); },
+                 [this](Campaigned& m) {
+                   record_campaign(m);
+                   record_leader_view(-1, nullptr, "campaign");
+                 },
                  [this](VoteRefused& m) { record_vote_refusal(m); },
              },
              output);
@@ -238,7 +243,8 @@ void EtcdMember::on_became_follower(const BecameFollower& change) {
   // Every end of a leadership is recorded, with what ended it: check-quorum, a higher term
   // seen (from which member, in which message), a hand-over.
   if (change.was_leader) {
-    nlohmann::json args = {{"term", change.previous_term}, {"member", index_}};
+    nlohmann::json args = {{"term", change.previous_term}, {"member", index_}, {"last_index", change.last_log_index},
+                           {"commit_index", change.commit_index}};
     const TermNews& why = change.why;
     if (why.from < 0 && std::string_view(why.message) == "check-quorum") {
       args["reason"] = "check-quorum";
@@ -252,6 +258,7 @@ void EtcdMember::on_became_follower(const BecameFollower& change) {
                                   std::move(args));
   }
   note_leader(change.leader);
+  record_leader_view(change.leader, &change.why);
   if (change.was_leader) {
     lessor_primary_ = false;     // etcd's lessor Demote
     release_held_lease_calls();  // answered "no leader": their members ask the new one
@@ -269,6 +276,22 @@ void EtcdMember::record_campaign(const Campaigned& c) {
                          {"last_term", c.last_log_term}};
   if (c.forced) args["forced"] = true;
   cluster_.world().record_truth(cluster_.world().process(pid_).name, "campaign", std::move(args));
+}
+
+void EtcdMember::record_leader_view(int leader, const TermNews* why, const char* cause) {
+  if (leader == viewed_leader_) return;
+  viewed_leader_ = leader;
+  if (!cluster_.world().observer()) return;
+  nlohmann::json args = {{"member", index_}, {"leader", leader}, {"term", raft_.term()}};
+  // Lost: for a newer term seen in another member's message (whose, and which), for its own
+  // check-quorum, or by campaigning or starting.
+  if (leader < 0 && why != nullptr) {
+    if (why->from >= 0) args["from"] = why->from;
+    args["message"] = why->message;
+  } else if (leader < 0 && cause != nullptr) {
+    args["message"] = cause;
+  }
+  cluster_.world().record_truth(cluster_.world().process(pid_).name, "leader-view", std::move(args));
 }
 
 void EtcdMember::record_vote_refusal(const VoteRefused& v) {
@@ -318,6 +341,7 @@ void EtcdMember::note_leader(int leader) {
 void EtcdMember::on_became_leader(std::uint64_t term) {
   cluster_.safety().elected(term, index_);
   note_leader(index_);
+  record_leader_view(index_, nullptr);
   election_timer_.disarm();  // no elections while leading
   // The lessor is promoted only when this leader applies the first entry of its term (see
   // promote_lessor); until then it neither renews nor expires leases.

@@ -234,6 +234,11 @@ class EtcdMember {
   // The last leader this member knew of (etcd's leaderChanged notifier fires when another
   // becomes known): a read round out for a ReadIndex then fails with "leader changed".
   int last_known_leader_ = -1;
+  // The leader this member knows, as last recorded (leader-view); -2 before the first record.
+  int viewed_leader_ = -2;
+  // Records a change of the leader this member knows (-1: none), and why it lost one: a newer
+  // term in another member's message (`why`), or `cause` ("campaign", "start").
+  void record_leader_view(int leader, const TermNews* why, const char* cause = nullptr);
   // Set while the batch of what came held (World::running_held) brought news of another
   // leader: a read in the same batch fails with "leader changed".
   bool leader_news_held_ = false;

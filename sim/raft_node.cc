@@ -73,7 +73,7 @@ void RaftNode::become_follower(std::uint64_t term, int leader, TermNews why) {
   role_ = MemberRole::follower;
   leader_ = leader;
   lead_transferee_ = -1;
-  ready_.emplace_back(BecameFollower{previous_term, was_leader, leader, why});
+  ready_.emplace_back(BecameFollower{previous_term, was_leader, leader, why, last_log_index(), commit_index_});
   if (was_leader) {
     leader_reads_.clear();
     deferred_read_requests_.clear();

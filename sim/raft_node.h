@@ -159,6 +159,10 @@ struct BecameFollower {
   bool was_leader;
   int leader;
   TermNews why;
+  // This node's log then: its last entry and the commit index it knew (a leader that steps
+  // down may leave entries it appended but never committed).
+  std::uint64_t last_log_index = 0;
+  std::uint64_t commit_index = 0;
 };
 // A leader is known (this node, or the one it now follows): requests held for want of one
 // may go on.
