@@ -65,9 +65,11 @@ struct RunConfig {
   // The verdict a scenario expects ("ok" or "violated"); empty: none expected.
   std::string expected_verdict;
   // Record the clients' KV calls in the history (docs/history-format.md, "The clients'
-  // calls"): the explanations read them. Not part of a scenario: it changes what is recorded,
-  // never what happens. explore's seed search and the shrinker's candidates leave them out
-  // (they cost about a quarter of a recorded run); a shrunk failure's final run records them.
+  // calls"), and the members' detail that only explanations read (campaigns, refused votes,
+  // views of the leader, cancelled requests, every lease renewal). Not part of a scenario: it
+  // changes what is recorded, never what happens. explore's seed search and the shrinker's
+  // candidates leave them out (they cost about a quarter of a recorded run); a shrunk
+  // failure's final run records them.
   bool record_kv_calls = true;
 };
 

@@ -76,6 +76,7 @@ RunResult run_simulation(const RunConfig& config) {
   world.set_observer(&recorder);
   sim::Network network(world, world.rng_for("network"), config.network);
   sim::EtcdCluster cluster(world, network, config.etcd);
+  cluster.record_details(config.record_kv_calls);  // read only with the calls (see RunConfig)
   SimResourceService resource(world, network, info->capabilities.fencing);
 
   LockSetup setup;

@@ -424,6 +424,36 @@ TEST_CASE("liveness: a waiter whose member never had the deletion says what kept
                        "led the cluster from 6.600 s to 8.000 s;"));
 }
 
+// The key ahead of the waiter's still stood when its wait ran out: its owner held the lock
+// through a resource crash and released it only after.
+TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why that key stood") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  const nlohmann::json crash = {{"targets", {"resource"}}, {"duration_ms", 5000}};
+  b.fault("crash", "start", ms_to_ns(1500), crash);
+  b.fault("crash", "end", ms_to_ns(6500), crash);
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
+  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "client-0's acquire waited behind client-1's key /l/a (revision 4), which stood until 8.001 s, "
+                       "after its wait had ended at 7.000 s; client-1 held the lock from 0.502 s to 8.000 s, while the "
+                       "resource crashed from 1.500 s to 6.500 s; it was deleted by a delete_range that client-1"));
+}
+
 TEST_CASE("liveness: news held by a cut whose TCP retransmission fell into the next cut says so") {
   // Held since 2.001 s: retransmissions at 2.201, 2.601 and 3.401 s, the first after the heal at
   // 3.000 s, inside the second cut; then 5.001, 8.201 and 14.601 s, the first after it healed.

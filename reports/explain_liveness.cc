@@ -129,6 +129,49 @@ std::string news_at_member_words(const RunFacts& facts, const std::string& clien
   return "";
 }
 
+// Why a waiter's acquire ran out while `ahead` (the nearest lock key before its own) still
+// stood: "client-3's acquire waited behind client-2's key /l/x (revision 106), which stood until
+// 35.229 s, after its wait had ended at 24.057 s; it was deleted by a delete_range that client-2
+// sent ... It took 21.0 s from sending to applying: ..."; or, while its owner believed it held
+// the lock, "client-0 held the lock from 17.9 s to 23.1 s: meanwhile the resource crashed ...".
+std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead, const std::string& waiter,
+                                 std::int64_t key_start_ns, std::int64_t wait_end_ns) {
+  const bool stayed = ahead.end_ns == kStillOpen || ahead.end_ns > facts.end_ns();
+  const std::string& whose = ahead.owner.empty() ? ahead.created_by.client : ahead.owner;
+  std::string s = waiter + "'s acquire waited behind " + (whose.empty() ? std::string("the") : whose + "'s") +
+                  " key " + ahead.key + " (revision " + std::to_string(ahead.create_revision) + "), which " +
+                  (stayed ? std::string("still stood when the history ended")
+                          : "stood until " + format_seconds(ahead.end_ns)) +
+                  ", after its wait had ended at " + format_seconds(wait_end_ns);
+  // Its owner still held the lock in the waiter's time: what stretched that hold.
+  for (const HoldingInterval& h : facts.holdings()) {
+    if (h.process != ahead.owner || h.end_ns < key_start_ns || h.start_ns > wait_end_ns || h.start_ns < ahead.start_ns)
+      continue;
+    const std::int64_t end_ns = std::min<std::int64_t>(h.end_ns, facts.end_ns());
+    s += "; " + ahead.owner + " held the lock from " + format_seconds(h.start_ns) +
+         (h.end_ns >= facts.end_ns() ? std::string(" to the end of the history") : " to " + format_seconds(h.end_ns));
+    std::vector<const FaultBand*> during = facts.faults_hitting(ahead.owner, h.start_ns, std::min(end_ns, wait_end_ns));
+    // The resource's own stops, and faults on the holder's link to it (another client's cut
+    // that lists the resource held nothing of this hold).
+    for (const FaultBand* f : facts.faults_hitting("resource", h.start_ns, std::min(end_ns, wait_end_ns))) {
+      const bool link = f->args.contains("from") || f->args.contains("to");
+      if (link && !f->on_link(ahead.owner, "resource") && !f->on_link("resource", ahead.owner)) continue;
+      if (std::find(during.begin(), during.end(), f) == during.end()) during.push_back(f);
+    }
+    if (!during.empty()) s += ", while " + fault_clauses(during, 3);
+    break;
+  }
+  if (!stayed) {
+    s += "; it was deleted" + deletion_words(ahead);
+    if (ahead.deleted_by.kind == "request") {
+      std::vector<const FaultBand*> held;
+      if (const std::string delay = request_delay_words(facts, ahead.deleted_by, ahead.end_ns, held); !delay.empty())
+        return s + ". " + delay;
+    }
+  }
+  return s + ".";
+}
+
 // Whether any acquire of the history asked for the shared mode (a reader's).
 bool any_shared_acquire(const RunFacts& facts) {
   return std::any_of(facts.history().events.begin(), facts.history().events.end(), [](const HistoryEvent& e) {
@@ -346,6 +389,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
       }
     }
     std::string created_late;  // what held the creating request, said after the key's sentence
+    std::string ahead_words;   // why the key its acquire waited behind stood past the wait
     if (unanswered) {
       s += "; " + request_words(by) + " created it, but " + by.client + " never had its answer";
       if (call != nullptr && call->end_ns != kStillOpen)
@@ -413,12 +457,19 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             break;
           }
         const KeyLifetime* last_ahead = nullptr;
+        const KeyLifetime* standing_ahead = nullptr;  // the nearest key ahead still there when the wait ended
         bool still_ahead = false;
         for (const KeyLifetime* other : lock_keys_ahead(facts, k.key, k.create_revision)) {
           if (other->end_ns <= k.start_ns) continue;
-          if (other->end_ns >= wait_end_ns) still_ahead = true;
-          else if (last_ahead == nullptr || other->end_ns > last_ahead->end_ns) last_ahead = other;
+          if (other->end_ns >= wait_end_ns) {
+            still_ahead = true;
+            if (standing_ahead == nullptr || other->create_revision > standing_ahead->create_revision) standing_ahead = other;
+          } else if (last_ahead == nullptr || other->end_ns > last_ahead->end_ns) {
+            last_ahead = other;
+          }
         }
+        if (standing_ahead != nullptr)
+          ahead_words = standing_ahead_words(facts, *standing_ahead, by.client, k.start_ns, wait_end_ns);
         if (!still_ahead && last_ahead != nullptr) {
           std::vector<const FaultBand*> held;
           for (const FaultBand* f : facts.faults_hitting(by.client, last_ahead->end_ns, wait_end_ns)) {
@@ -726,6 +777,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     }
     out.say(s + ".", TimeSpan{k.start_ns, until_ns});
     if (!created_late.empty()) out.say(created_late, TimeSpan{by.sent_ns, k.start_ns});
+    if (!ahead_words.empty()) out.say(ahead_words, TimeSpan{k.start_ns, until_ns});
     if (cause.value("class", "") != "stalled") continue;  // the first such key is the cause
     if (unanswered || failed_acquire != nullptr) {
       cause = {{"class", "unknown-holder-key"}, {"key", k.key}, {"process", by.client},

@@ -217,6 +217,7 @@ void EtcdCluster::report_lease_revoke_attempt(LeaseId lease, const LeaseExpiryCa
 void EtcdCluster::report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route) {
   if (!world_.observer()) return;
   const auto abandoned = abandoned_calls_.find({route.client, route.call_id});
+  if (abandoned == abandoned_calls_.end() && !record_details_) return;
   const std::string& leader_name = world_.process(member(leader).pid()).name;
   nlohmann::json cause = {{"kind", "request"},
                           {"request", "lease_keep_alive"},
@@ -236,7 +237,7 @@ void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entr
 }
 
 void EtcdCluster::report_request_cancelled(int member_index, const ReplyRoute& call, bool started) {
-  if (!world_.observer()) return;
+  if (!records_details()) return;
   world_.record_truth(world_.process(member(member_index).pid()).name, "request-cancelled",
                       {{"member", member_index},
                        {"client", world_.process(call.client).name},

@@ -92,6 +92,12 @@ class EtcdCluster {
   // cut held it, or the keep-alive itself until after the client's deadline) renews the lease
   // all the same, and only this record shows it.
   void report_lease_renewal(LeaseId lease, int leader, int from_member, const ReplyRoute& route);
+  // Whether the members record the detail that only explanations read (the default): every
+  // lease renewal (else only those by calls already given up), campaigns, refused votes, each
+  // member's view of the leader, cancelled requests. A run that does not record its clients'
+  // calls (explore's seed search, the shrinker's candidates: verdicts only) skips their cost.
+  void record_details(bool on) { record_details_ = on; }
+  bool records_details() const { return record_details_ && world_.observer() != nullptr; }
   // Member `member` dropped `entry`, which another member had passed on to it as the leader
   // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with
   // the entry's cause, so an explanation can say where a request was lost.
@@ -131,6 +137,7 @@ class EtcdCluster {
   std::uint64_t keepalives_dropped_ = 0;
   // (client, call id) -> when the client gave up on the call (true ns).
   std::map<std::pair<ProcessId, std::uint64_t>, std::int64_t> abandoned_calls_;
+  bool record_details_ = true;
   // What made `entry` (the JSON `cause` of its truth events), or null when nothing did.
   nlohmann::json cause_of(const LogEntry& entry) const;
 };

@@ -271,7 +271,7 @@ void EtcdMember::on_became_follower(const BecameFollower& change) {
 // Campaigns and refused votes are recorded (elections are rare, so this costs nothing that
 // matters): why no leader was elected for a while is read from them.
 void EtcdMember::record_campaign(const Campaigned& c) {
-  if (!cluster_.world().observer()) return;
+  if (!cluster_.records_details()) return;
   nlohmann::json args = {{"member", index_}, {"term", c.term}, {"last_index", c.last_log_index},
                          {"last_term", c.last_log_term}};
   if (c.forced) args["forced"] = true;
@@ -281,7 +281,7 @@ void EtcdMember::record_campaign(const Campaigned& c) {
 void EtcdMember::record_leader_view(int leader, const TermNews* why, const char* cause) {
   if (leader == viewed_leader_) return;
   viewed_leader_ = leader;
-  if (!cluster_.world().observer()) return;
+  if (!cluster_.records_details()) return;
   nlohmann::json args = {{"member", index_}, {"leader", leader}, {"term", raft_.term()}};
   // Lost: for a newer term seen in another member's message (whose, and which), for its own
   // check-quorum, or by campaigning or starting.
@@ -295,7 +295,7 @@ void EtcdMember::record_leader_view(int leader, const TermNews* why, const char*
 }
 
 void EtcdMember::record_vote_refusal(const VoteRefused& v) {
-  if (!cluster_.world().observer()) return;
+  if (!cluster_.records_details()) return;
   nlohmann::json args = {{"member", index_}, {"candidate", v.candidate}, {"term", v.term}, {"reason", vote_refusal_name(v.reason)}};
   if (v.adopted_term) args["adopted_term"] = true;
   if (v.reason == VoteRefusal::log_behind) {
