@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/causes.h"
@@ -132,8 +133,9 @@ std::string news_at_member_words(const RunFacts& facts, const std::string& clien
 // Why a waiter's acquire ran out while `ahead` (the nearest lock key before its own) still
 // stood: "client-3's acquire waited behind client-2's key /l/x (revision 106), which stood until
 // 35.229 s, after its wait had ended at 24.057 s; it was deleted by a delete_range that client-2
-// sent ... It took 21.0 s from sending to applying: ..."; or, while its owner believed it held
-// the lock, "client-0 held the lock from 17.9 s to 23.1 s: meanwhile the resource crashed ...".
+// sent ..., 20.639 s after it was sent: when it was sent, member-0 was paused ..."; and, while
+// its owner believed it held the lock, "client-0 held the lock from 17.9 s to 23.1 s, while the
+// resource crashed ...".
 std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead, const std::string& waiter,
                                  std::int64_t key_start_ns, std::int64_t wait_end_ns) {
   const bool stayed = ahead.end_ns == kStillOpen || ahead.end_ns > facts.end_ns();
@@ -163,10 +165,30 @@ std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead
   }
   if (!stayed) {
     s += "; it was deleted" + deletion_words(ahead);
-    if (ahead.deleted_by.kind == "request") {
-      std::vector<const FaultBand*> held;
-      if (const std::string delay = request_delay_words(facts, ahead.deleted_by, ahead.end_ns, held); !delay.empty())
-        return s + ". " + delay;
+    // What first held the deleting request: a pause or crash, when it was sent, of the member
+    // it went to or of the leader then (a member passes a write on to the leader). Where it
+    // went after is not recorded, so nothing later is blamed.
+    const ChangeCause& by = ahead.deleted_by;
+    if (by.kind == "request" && by.sent_ns >= 0 && ahead.end_ns - by.sent_ns >= 1'000'000'000) {
+      std::set<std::string> first_stops = {by.member};
+      std::string leader_then;
+      for (const auto& t : facts.truth().leaders)
+        if (t.start_ns <= by.sent_ns && t.end_ns >= by.sent_ns) {
+          first_stops.insert(t.member);
+          leader_then = t.member;
+        }
+      std::vector<const FaultBand*> stopped;
+      for (const auto& f : facts.faults())
+        if ((f.kind == "pause" || f.kind == "crash") && f.start_ns <= by.sent_ns &&
+            (f.open_end || f.end_ns > by.sent_ns) &&
+            std::any_of(first_stops.begin(), first_stops.end(), [&](const std::string& m) { return f.hits(m); }))
+          stopped.push_back(&f);
+      s += ", " + format_duration(ahead.end_ns - by.sent_ns) + " after it was sent";
+      if (!stopped.empty())
+        s += ": when it was sent, " + fault_clauses(stopped, 3) +
+             (leader_then.empty() || leader_then == by.member
+                  ? std::string()
+                  : " (" + leader_then + " led the cluster, and " + by.member + " passes writes on to the leader)");
     }
   }
   return s + ".";
