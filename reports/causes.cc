@@ -145,7 +145,7 @@ bool on_request_way(const FaultBand& f, const std::string& client, const std::st
 const CallRecord* grant_call(const RunFacts& facts, std::int64_t lease, const std::string& client) {
   for (const auto& e : facts.history().events) {
     if (e.kind != EventKind::truth || e.op != "lease-granted" ||
-        e.args.value("lease", std::int64_t{0}) != lease)
+        int_of(e.args, "lease") != lease)
       continue;
     const ChangeCause c = cause_of(e);
     return c.kind == "request" && c.client == client ? facts.find_call(client, c.call) : nullptr;
@@ -262,7 +262,8 @@ std::string held_calls_words(const RunFacts& facts, const LinkEvent& hold, const
     // Cancelled unstarted where it arrived: its cancellation (sent at the call's deadline,
     // behind it on the same connection) was read with it.
     if (const CancelledCall* x = facts.cancelled(c->process, c->call);
-        x != nullptr && !x->started && x->member == hold.to && x->at_ns >= hold.at_ns)
+        x != nullptr && !x->started && x->member == hold.to && x->at_ns >= hold.read_ns &&
+        x->at_ns - hold.read_ns < 1'000'000)
       dropped.push_back(std::to_string(c->call));
   }
   std::string s = link_hold_words(hold, (calls.size() == 1 ? "call " : "calls ") + join_words(numbers));
@@ -463,12 +464,17 @@ std::string refusal_words(const RunFacts& facts, const std::string& voter, const
         if (down_last == last.last_index && down_commit >= 0 && down_commit < down_last &&
             last.last_term == t.term && last.candidate_last_index >= down_commit)
           s += "; " + voter + "'s entries " + std::to_string(down_commit + 1) +
-               (down_commit + 1 == down_last ? "" : " to " + std::to_string(down_last)) + " were ones it had appended as leader in term " +
-               std::to_string(t.term) + " and not committed when it stepped down at " + format_seconds(t.end_ns);
+               (down_commit + 1 == down_last ? " was" : " to " + std::to_string(down_last) + " were") +
+               " not committed when it stepped down as leader of term " + std::to_string(t.term) + " at " +
+               format_seconds(t.end_ns);
       }
       s += (late_note.empty() ? "" : "; " + late_note) + ")";
     } else if (r == "leader-lease") {
-      s = "ignored " + how_many + ", having heard from a leader less than an election timeout before";
+      const bool led = std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(), [&](const LeaderTerm& t) {
+        return t.member == voter && t.start_ns <= last.at_ns && t.end_ns >= last.at_ns;
+      });
+      s = led ? "ignored " + how_many + ", leading the cluster itself"
+              : "ignored " + how_many + ", having heard from a leader less than an election timeout before";
     } else if (r == "voted") {
       const std::string term_words = mine.size() == 1 ? " in that term" : " in those terms";
       s = last.voted_for == voter ? "refused " + how_many + ", campaigning itself" + term_words
@@ -523,6 +529,10 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
 std::set<std::string> all_members(const RunFacts& facts) {
   std::set<std::string> members = member_names(facts, "");
   for (const Campaign& c : facts.campaigns()) members.insert(c.member);
+  for (const LeaderView& v : facts.leader_views()) members.insert(v.member);
+  // A simulated run's header says how many members there were: one no record names counts too.
+  const std::int64_t count = int_of(facts.history().header.meta, "members");
+  for (std::int64_t i = 0; i < count && i < 64; ++i) members.insert("member-" + std::to_string(i));
   members.erase("");
   return members;
 }
@@ -755,7 +765,7 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
   const HistoryEvent* last = nullptr;
   for (const auto& e : facts.history().events) {
     if (e.true_ns > until_ns) break;
-    if (e.kind == EventKind::truth && e.op == "lease-renewed" && e.args.value("lease", std::int64_t{0}) == lease &&
+    if (e.kind == EventKind::truth && e.op == "lease-renewed" && int_of(e.args, "lease") == lease &&
         unseen_renewal(facts, e))
       last = &e;
   }
@@ -788,8 +798,13 @@ std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std:
       s += ", held on its way while " + fault_clauses(held, 3);
       if (hold != nullptr) s += " (" + link_hold_words(*hold) + ")";
     }
-    // Given up, yet it ran: its cancellation came too late to stop it.
-    if (const CancelledCall* x = facts.cancelled(c.client, c.call); x != nullptr && x->started && c.abandoned_ns)
+    // Given up, yet it ran: its cancellation, read in the same batch as it (the link's release),
+    // came too late to stop it. (A request already passed on when its cancellation came is
+    // recorded as started too, but did not come with it.)
+    const LinkEvent* batch = link_hold_of(facts, call->process, call->member, call->sent_ns);
+    if (const CancelledCall* x = facts.cancelled(c.client, c.call);
+        x != nullptr && x->started && c.abandoned_ns && batch != nullptr && !batch->dead && x->member == batch->to &&
+        x->at_ns >= batch->read_ns && x->at_ns - batch->read_ns < 1'000'000)
       s += "; its cancellation reached " + x->member + " with it, but " + x->member +
            " had started it first (gRPC's handler can run before a cancellation read in the same batch)";
   }
@@ -803,7 +818,7 @@ std::vector<std::string> keys_of_lease_at(const RunFacts& facts, std::int64_t le
     if (e.kind != EventKind::truth) continue;
     const std::string key = e.args.value("key", std::string());
     const auto at = std::find(keys.begin(), keys.end(), key);
-    if (e.op == "key-put" && e.args.value("lease", std::int64_t{0}) == lease) {
+    if (e.op == "key-put" && int_of(e.args, "lease") == lease) {
       if (at == keys.end()) keys.push_back(key);
     } else if ((e.op == "key-put" || e.op == "key-delete") && at != keys.end()) {
       keys.erase(at);  // deleted, or put again without the lease
@@ -1015,11 +1030,20 @@ std::string keep_alive_way_words(const RunFacts& facts, const std::string& clien
           next = &t;
           break;
         }
-      const std::int64_t until_ns = next != nullptr ? next->start_ns : facts.end_ns();
-      parts.push_back("it knew none from " + format_seconds(first.at_ns) + ", when it first campaigned, " +
-                      (next != nullptr ? "until " + next->member + " was elected in term " + std::to_string(next->term) +
-                                             " at " + format_seconds(next->start_ns)
-                                       : std::string("to the end of the history")));
+      std::int64_t until_ns = next != nullptr ? next->start_ns : facts.end_ns();
+      std::string until = next != nullptr ? "until " + next->member + " was elected in term " + std::to_string(next->term) +
+                                                " at " + format_seconds(next->start_ns)
+                                          : std::string("to the end of the history");
+      // Its own view, when recorded: the moment it learned of a leader (an election it could not
+      // follow, or heard of only later, does not end its wait).
+      for (const LeaderView& v : facts.leader_views())
+        if (v.member == m && v.at_ns > first.at_ns && !v.leader.empty()) {
+          until_ns = v.at_ns;
+          until = "until it learned at " + format_seconds(v.at_ns) + " that " + v.leader + " led (term " +
+                  std::to_string(v.term) + ")";
+          break;
+        }
+      parts.push_back("it knew none from " + format_seconds(first.at_ns) + ", when it first campaigned, " + until);
       // Its term ran ahead of the lessor's: it could not follow that leader again.
       for (const auto& t : facts.truth().leaders)
         if (t.member == leader && t.start_ns <= first.at_ns && t.end_ns >= first.at_ns && first.term > t.term) {
@@ -1265,7 +1289,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       }
       for (const auto& e : facts.history().events)
         if (e.kind == EventKind::truth && e.op == "key-put" && e.true_ns > done->true_ns &&
-            e.args.value("lease", std::int64_t{0}) == lease.lease)
+            int_of(e.args, "lease") == lease.lease)
           used_after = true;
     }
     if (done != nullptr && done->kind != EventKind::ok && done->true_ns <= to_ns && kept_until_end &&

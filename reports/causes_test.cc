@@ -1079,6 +1079,8 @@ TEST_CASE("keep-alives held at a member that knew no leader say so") {
           {{"lease", 77}, {"leader", "member-2"}, {"term", 1}, {"found_ns", ms_to_ns(6002)}, {"renewed_ns", ms_to_ns(1001)}, {"renewed_by", "keep-alive"}});
   b.truth("member-0", "link-dead", ms_to_ns(6501),
           {{"from", "member-2"}, {"to", "member-0"}, {"held_since_ns", ms_to_ns(1501)}, {"lost", 30}});
+  // A hand-edited renewal with a lease of the wrong type reads as no lease, never as an exception.
+  b.truth("member-2", "lease-renewed", ms_to_ns(5000), {{"lease", "77"}, {"leader", "member-2"}});
   b.truth("member-2", "lease-expired", ms_to_ns(6510),
           {{"lease", 77}, {"leader", "member-2"}, {"term", 1}, {"found_ns", ms_to_ns(6002)}, {"renewed_ns", ms_to_ns(1001)}, {"renewed_by", "keep-alive"}});
   b.sort_by_time();

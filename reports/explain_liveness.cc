@@ -113,6 +113,26 @@ std::string news_at_member_words(const RunFacts& facts, const std::string& clien
   for (const LinkEvent& l : facts.link_events()) {
     if (l.from != leader->member || l.to != member || l.held_since_ns > news_ns || l.at_ns < news_ns) continue;
     if (!l.dead && l.at_ns <= wait_end_ns) return "";  // got through in time: not why
+    // Lost with the connection: a new one could have caught the member up, unless a cut of
+    // that link or a span with no leader covered all the time from then to the wait's end
+    // (within half a second: a healed link's first exchange can depose the leader).
+    if (l.dead) {
+      std::int64_t t = l.at_ns;
+      for (bool moved = true; moved && t < wait_end_ns;) {
+        moved = false;
+        for (const auto& f : facts.faults())
+          if (f.kind == "partition" && f.on_link(l.from, l.to) && f.start_ns <= t && (f.open_end || f.end_ns > t)) {
+            t = f.open_end ? facts.end_ns() : f.end_ns;
+            moved = true;
+          }
+        for (const auto& [a, b] : facts.leaderless(0, facts.end_ns(), 0))
+          if (a <= t + 500'000'000 && b > t) {
+            t = b;
+            moved = true;
+          }
+      }
+      if (t < wait_end_ns) return "";
+    }
     std::string s = "; " + member + ", where " + client + " watched, could not learn of that deletion from the leader " +
                     leader->member + " before the wait ended at " + format_seconds(wait_end_ns) + ": " +
                     held_messages_words(l);
@@ -771,7 +791,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
           if (e.true_ns >= renewed_ns) break;
           // (Several held keep-alives arrive together: those of the last renewal's moment are it.)
           if (e.kind != EventKind::truth || e.op != "lease-renewed" || e.true_ns <= kept_ns ||
-              renewed_ns - e.true_ns < 1'000'000 || e.args.value("lease", std::int64_t{0}) != k.lease ||
+              renewed_ns - e.true_ns < 1'000'000 || int_of(e.args, "lease") != k.lease ||
               !unseen_renewal(facts, e))
             continue;
           const std::string at = format_seconds(e.true_ns);
