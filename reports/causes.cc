@@ -76,6 +76,17 @@ std::string times_words(std::size_t n) {
   return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }
 
+// "once at 4.598 s (term 2)", "4 times from 20.108 s to 25.054 s (terms 2 to 5)": `cs` (one
+// member's campaigns, in time order, at least one).
+std::string campaign_span_words(const std::vector<const Campaign*>& cs) {
+  const Campaign& first = *cs.front();
+  const Campaign& last = *cs.back();
+  return times_words(cs.size()) +
+         (cs.size() == 1 ? " at " + format_seconds(first.at_ns) + " (term " + std::to_string(first.term) + ")"
+                         : " from " + format_seconds(first.at_ns) + " to " + format_seconds(last.at_ns) + " (terms " +
+                               std::to_string(first.term) + " to " + std::to_string(last.term) + ")");
+}
+
 std::string count_words(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -347,13 +358,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
     if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns && (seen_term == 0 || c.term <= seen_term))
       ahead.push_back(&c);
   if (!ahead.empty())
-    context.push_back(from + " had campaigned " + times_words(ahead.size()) +
-                      (ahead.size() == 1 ? " at " + format_seconds(ahead.front()->at_ns) + " (term " +
-                                               std::to_string(ahead.front()->term) + ")"
-                                         : " from " + format_seconds(ahead.front()->at_ns) + " to " +
-                                               format_seconds(ahead.back()->at_ns) + " (terms " +
-                                               std::to_string(ahead.front()->term) + " to " +
-                                               std::to_string(ahead.back()->term) + ")"));
+    context.push_back(from + " had campaigned " + campaign_span_words(ahead));
   // The message that carried the news came late: in what a cut link held, released at TCP's
   // retransmission; or just after a link between them was declared dead (a new connection).
   for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
@@ -510,10 +515,7 @@ bool cut_off_at(const RunFacts& facts, const std::string& member, const std::set
 // with its requests.
 std::string campaigns_words(const RunFacts& facts, const std::string& m, const std::vector<const Campaign*>& cs,
                             const std::set<std::string>& voters, std::int64_t from_ns, std::int64_t to_ns) {
-  std::string s = m + " campaigned " + times_words(cs.size());
-  s += cs.size() == 1 ? " at " + format_seconds(cs.front()->at_ns) + " (term " + std::to_string(cs.front()->term) + ")"
-                      : " from " + format_seconds(cs.front()->at_ns) + " to " + format_seconds(cs.back()->at_ns) +
-                            " (terms " + std::to_string(cs.front()->term) + " to " + std::to_string(cs.back()->term) + ")";
+  std::string s = m + " campaigned " + campaign_span_words(cs);
   if (std::all_of(cs.begin(), cs.end(), [&](const Campaign* c) { return cut_off_at(facts, m, voters, c->at_ns); }))
     s += " while cut off from the other members";
   std::vector<std::string> refusals;

@@ -331,6 +331,21 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
                        "no lease"));
 }
 
+// The opening shared by the waiter histories: member-0 leads; client-1 holds /l/a (revision 4)
+// from 0.502 s; client-0's acquire (from 1.000 s) creates /l/b (revision 5) through `member`.
+void holder_and_waiter(HistoryBuilder& b, const std::string& member) {
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", member}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+}
+
 // client-1 held /l/a (revision 4) from 0.502 s and released it at 2.001 s; client-0's acquire
 // (from 1.000 s, key /l/b, revision 5) waited behind it and failed at 7.000 s, while the links
 // from member-0 to client-0 were cut over `cuts_ms`; with `cleanup_ms`, the acquire stopped
@@ -340,16 +355,7 @@ TEST_CASE("liveness: a failed clean-up names the faults on its calls' way, not a
 std::string waiter_behind_released_key(const std::vector<std::pair<int, int>>& cuts_ms, int cleanup_ms = 0,
                                        const std::vector<std::pair<std::int64_t, std::int64_t>>& releases_ns = {}) {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
-                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
-  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  holder_and_waiter(b, "member-0");
   for (const auto& [from_ms, to_ms] : cuts_ms)
     b.fault("partition", "start", ms_to_ns(from_ms), {{"from", {"member-0"}}, {"to", {"client-0"}}, {"symmetric", false}, {"duration_ms", to_ms - from_ms}});
   if (cleanup_ms > 0)
@@ -383,16 +389,7 @@ TEST_CASE("liveness: a waiter whose key came first in line before its acquire ga
 // stepped down, so no leader caught member-1 up before the wait ended.
 TEST_CASE("liveness: a waiter whose member never had the deletion says what kept it from the leader") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
-                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
-  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-1"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  holder_and_waiter(b, "member-1");
   b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1100), {{"call", 2}, {"request", "watch_create"}, {"member", "member-1"}});
   const nlohmann::json cut = {{"from", {"member-1"}}, {"to", {"member-0", "member-2"}}, {"symmetric", true}, {"duration_ms", 3000}};
   b.fault("partition", "start", ms_to_ns(1500), cut);
@@ -428,16 +425,7 @@ TEST_CASE("liveness: a waiter whose member never had the deletion says what kept
 // through a resource crash and released it only after.
 TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why that key stood") {
   HistoryBuilder b;
-  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
-  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
-                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
-  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(502), {}, {{"key", "/l/a"}, {"key_revision", 4}});
-  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
-  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
-  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
-                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
-  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  holder_and_waiter(b, "member-0");
   const nlohmann::json crash = {{"targets", {"resource"}}, {"duration_ms", 5000}};
   b.fault("crash", "start", ms_to_ns(1500), crash);
   b.fault("crash", "end", ms_to_ns(6500), crash);

@@ -561,14 +561,30 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         s += ", and the acquire's clean-up failed: " + join_words(cleanup);
         // What held those calls: the faults on their way, and the spans with no leader while
         // one was out.
+        // Those their own link held until they ended reached no member: who led, and what the
+        // members knew, did not matter to them. Grouped by hold: retries to one member queue
+        // on one link.
+        std::vector<const CallRecord*> reached;
+        std::vector<std::pair<const LinkEvent*, std::vector<const CallRecord*>>> holds;
+        for (const CallRecord* c : failed) {
+          if (!held_whole_way(facts, *c)) {
+            reached.push_back(c);
+            continue;
+          }
+          const LinkEvent* hold = link_hold_of(facts, c->process, c->member, c->sent_ns);
+          auto it = std::find_if(holds.begin(), holds.end(), [&](const auto& h) { return h.first == hold; });
+          if (it == holds.end()) holds.push_back({hold, {c}});
+          else it->second.push_back(c);
+        }
         std::vector<const FaultBand*> held;
         std::vector<std::pair<std::int64_t, std::int64_t>> gaps;
         for (const CallRecord* c : failed) {
           const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
           for (const FaultBand* f : faults_on_call(facts, *c, end_ns))
             if (std::find(held.begin(), held.end(), f) == held.end()) held.push_back(f);
-          // One its own link held until it ended reached no member: who led did not matter.
-          if (held_whole_way(facts, *c)) continue;
+        }
+        for (const CallRecord* c : reached) {
+          const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
           for (const auto& gap : whole_leaderless_spans(facts, c->sent_ns, end_ns, 100'000'000))
             if (std::find(gaps.begin(), gaps.end(), gap) == gaps.end()) gaps.push_back(gap);
         }
@@ -580,27 +596,17 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             why.push_back(dropped);
         // A call its link still held when it ended (TCP's retransmission after the heal came
         // later), or lost with the connection.
-        // Grouped by hold: retries to one member queue on one link.
-        std::vector<std::pair<const LinkEvent*, std::vector<const CallRecord*>>> holds;
-        for (const CallRecord* c : failed) {
-          if (!held_whole_way(facts, *c)) continue;
-          const LinkEvent* hold = link_hold_of(facts, c->process, c->member, c->sent_ns);
-          auto it = std::find_if(holds.begin(), holds.end(), [&](const auto& h) { return h.first == hold; });
-          if (it == holds.end()) holds.push_back({hold, {c}});
-          else it->second.push_back(c);
-        }
         for (const auto& [hold, calls] : holds) why.push_back(held_calls_words(facts, *hold, calls));
         // The members those that got through went to, while they knew no leader to pass them on to.
         std::vector<std::string> members_called;
-        for (const CallRecord* c : failed)
-          if (!held_whole_way(facts, *c) && !c->member.empty() &&
-              std::find(members_called.begin(), members_called.end(), c->member) == members_called.end())
+        for (const CallRecord* c : reached)
+          if (!c->member.empty() && std::find(members_called.begin(), members_called.end(), c->member) == members_called.end())
             members_called.push_back(c->member);
         std::vector<std::string> alone_words;
         for (const std::string& m : members_called) {
           std::int64_t first_ns = facts.end_ns(), last_ns = 0;
-          for (const CallRecord* c : failed)
-            if (c->member == m && !held_whole_way(facts, *c)) {
+          for (const CallRecord* c : reached)
+            if (c->member == m) {
               first_ns = std::min(first_ns, c->sent_ns);
               last_ns = std::max(last_ns, c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns);
             }
