@@ -72,7 +72,8 @@ RunResult run_simulation(const RunConfig& config) {
                                     {"algorithm", config.algorithm},
                                     {"backend", "sim"},
                                     {"clients", config.workload.clients},
-                                    {"members", config.etcd.members}};
+                                    {"members", config.etcd.members},
+                                    {"election_timeout_ms", config.etcd.election_timeout.count() / 1'000'000}};
   world.set_observer(&recorder);
   sim::Network network(world, world.rng_for("network"), config.network);
   sim::EtcdCluster cluster(world, network, config.etcd);

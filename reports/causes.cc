@@ -6,6 +6,7 @@
 
 #include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/report_text.h"
+#include "lockstep/reports/request_way.h"
 
 namespace lockstep::reports {
 
@@ -206,6 +207,18 @@ std::vector<const FaultBand*> faults_on_operation(const RunFacts& facts, const s
   return out;
 }
 
+// The members of the history: those faults name, the leaders, and the campaigners.
+std::set<std::string> all_members(const RunFacts& facts) {
+  std::set<std::string> members = member_names(facts, "");
+  for (const Campaign& c : facts.campaigns()) members.insert(c.member);
+  for (const LeaderView& v : facts.leader_views()) members.insert(v.member);
+  // A simulated run's header says how many members there were: one no record names counts too.
+  const std::int64_t count = int_of(facts.history().header.meta, "members");
+  for (std::int64_t i = 0; i < count && i < 64; ++i) members.insert("member-" + std::to_string(i));
+  members.erase("");
+  return members;
+}
+
 }  // namespace
 
 std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns) {
@@ -322,9 +335,28 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   if (e == nullptr || !e->args.is_object()) return "";
   const std::string reason = text_of(e->args, "reason");
   const std::string at = format_seconds(e->true_ns);
-  if (reason == "check-quorum")
-    return term.member + " stepped down at " + at +
-           ": it had heard from no majority of the members within an election timeout (check-quorum)";
+  if (reason == "check-quorum") {
+    std::string s = term.member + " stepped down at " + at +
+                    ": it had heard from no majority of the members within an election timeout (check-quorum)";
+    // What kept the others' answers from it: within the last two election timeouts (the check
+    // counts since the one before), a pause or crash of it or of another member, or a fault on
+    // the links between it and the others.
+    const std::int64_t timeout_ns = int_of(facts.history().header.meta, "election_timeout_ms", 1000) * 1'000'000;
+    std::vector<const FaultBand*> kept;
+    for (const auto& f : facts.faults()) {
+      const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
+      if (f.start_ns > e->true_ns || end < e->true_ns - 2 * timeout_ns || end < term.start_ns) continue;
+      bool counts = false;
+      if (f.kind == "pause" || f.kind == "crash")
+        counts = std::any_of(f.processes.begin(), f.processes.end(), is_member);
+      else if ((f.kind == "partition" || f.kind == "delay" || f.kind == "loss") && !f.processes.empty())
+        for (const std::string& m : all_members(facts))
+          counts = counts || (m != term.member && (f.on_link(term.member, m) || f.on_link(m, term.member)));
+      if (counts) kept.push_back(&f);
+    }
+    if (named != nullptr) named->insert(named->end(), kept.begin(), kept.end());
+    return kept.empty() ? s : s + ": " + fault_clauses(kept, 3);
+  }
   const auto from_index = e->args.find("from");
   if (from_index == e->args.end() || !from_index->is_number_integer()) return "";
   const std::string from = "member-" + std::to_string(from_index->get<std::int64_t>());
@@ -525,18 +557,6 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
   // Voters apart by "; ": a voter's clause lists its reasons with commas.
   for (std::size_t i = 0; i < refusals.size(); ++i) s += (i == 0 ? ": " : "; ") + refusals[i];
   return s;
-}
-
-// The members of the history: those faults name, the leaders, and the campaigners.
-std::set<std::string> all_members(const RunFacts& facts) {
-  std::set<std::string> members = member_names(facts, "");
-  for (const Campaign& c : facts.campaigns()) members.insert(c.member);
-  for (const LeaderView& v : facts.leader_views()) members.insert(v.member);
-  // A simulated run's header says how many members there were: one no record names counts too.
-  const std::int64_t count = int_of(facts.history().header.meta, "members");
-  for (std::int64_t i = 0; i < count && i < 64; ++i) members.insert("member-" + std::to_string(i));
-  members.erase("");
-  return members;
 }
 
 }  // namespace
@@ -865,12 +885,17 @@ nlohmann::json request_json(const ChangeCause& c) {
 std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, std::int64_t applied_ns,
                                 std::vector<const FaultBand*>& held) {
   held.clear();
-  // What held the request between its sending and its applying: a pause or crash of the
-  // member that received it or of the leader then, faults on the sender's own links to the
-  // members, or between members (the proposal's way to the leader). Faults on other
-  // clients' traffic are not.
+  // What held the request between its sending and its applying. Where its way is recorded,
+  // the faults on that way (request_way.h). Else, as a bound: a pause or crash of the member
+  // that received it or of the leader then, faults on the sender's own links to the members,
+  // or between members (the proposal's way to the leader). Faults on other clients' traffic
+  // are not.
   const std::int64_t took_ns = by.sent_ns >= 0 ? applied_ns - by.sent_ns : 0;
-  if (by.sent_ns >= 0) {
+  // Where the history records the request's way, the faults on that way, and no guess.
+  const std::vector<RequestLeg> legs = request_legs(facts, by, applied_ns);
+  if (!legs.empty()) {
+    held = faults_on_legs(facts, legs);
+  } else if (by.sent_ns >= 0) {
     const std::set<std::string> members = member_names(facts, by.member);
     const auto leaderless = facts.leaderless(by.sent_ns, applied_ns, 1'000'000'000);
     for (const auto& f : facts.faults()) {
@@ -894,10 +919,10 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
         continue;
       if (on_request_way(f, by.client, by.member, members)) held.push_back(&f);
     }
-    std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
-      return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
-    });
   }
+  std::stable_sort(held.begin(), held.end(), [](const FaultBand* a, const FaultBand* b) {
+    return (a->kind == "pause" || a->kind == "crash") > (b->kind == "pause" || b->kind == "crash");
+  });
   // A request applied within a second of its sending was not held: say nothing of its way.
   if (by.sent_ns >= 0 && (took_ns >= 1'000'000'000 || by.abandoned_ns)) {
     // Held by a cut that healed well before it was applied: TCP resends what a cut link holds
@@ -974,8 +999,10 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
       after_heal = "; it got through " + format_duration(applied_ns - last_cut_end_ns) +
                    " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
                    "while a link stays cut";
+    if (const std::string way = request_way_words(facts, legs, applied_ns); !way.empty()) h += "; " + way;
     // A fault on the leader of the moment, not the member called: say why it mattered.
     for (const auto& t : facts.truth().leaders) {
+      if (!legs.empty()) break;
       if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
       if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
         h += " (" + t.member + " led the cluster when it was sent: " + by.member +
@@ -1475,7 +1502,10 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
     const HistoryEvent* first_copy = nullptr;
     for (const auto& e : facts.history().events) {
       if (e.index >= key.delete_event) break;
-      if (e.kind != EventKind::truth) continue;
+      // Changes of the store only: a request's way (passed on, appended) or its drop changed nothing.
+      if (e.kind != EventKind::truth || (e.op != "key-put" && e.op != "key-delete" && e.op != "lease-granted" &&
+                                         e.op != "lease-revoked"))
+        continue;
       const ChangeCause c = cause_of(e);
       if (c.kind == "request" && c.client == by.client && c.call == by.call &&
           c.lock_service == by.lock_service && c.lock_service_call == by.lock_service_call &&

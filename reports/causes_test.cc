@@ -10,6 +10,7 @@
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/fault_bands.h"
 #include "lockstep/reports/report_test_support.h"
+#include "lockstep/reports/request_way.h"
 #include "lockstep/reports/run_facts.h"
 
 namespace lockstep::reports {
@@ -429,6 +430,9 @@ TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why 
   const nlohmann::json crash = {{"targets", {"resource"}}, {"duration_ms", 5000}};
   b.fault("crash", "start", ms_to_ns(1500), crash);
   b.fault("crash", "end", ms_to_ns(6500), crash);
+  // The holder's read went to the resource as it crashed, and went unanswered.
+  b.add("client-1", EventKind::invoke, "read", ms_to_ns(1499), {{"token", 4}});
+  b.add("client-1", EventKind::info, "read", ms_to_ns(6499));
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
   b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
   b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
@@ -438,8 +442,36 @@ TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why 
   const std::string text = liveness_sentences(b);
   INFO(text);
   CHECK(contains(text, "client-0's acquire waited behind client-1's key /l/a (revision 4), which stood until 8.001 s, "
-                       "after its wait had ended at 7.000 s; client-1 held the lock from 0.502 s to 8.000 s, while the "
-                       "resource crashed from 1.500 s to 6.500 s; it was deleted by a delete_range that client-1"));
+                       "after its wait had ended at 7.000 s; in its wait, client-1 held the lock from 0.502 s to 8.000 "
+                       "s: its read of the resource, invoked at 1.499 s, went unanswered until its timeout at 6.499 s "
+                       "(the resource crashed from 1.500 s to 6.500 s); the key was deleted by a delete_range that "
+                       "client-1"));
+}
+
+TEST_CASE("liveness: a waiter behind the key of a client that was waiting itself says so") {
+  // client-1's key /l/a was created at 0.501 s, but its acquire never got the lock: it waited
+  // until 9.000 s. client-0 waited behind /l/a and gave up at 7.000 s.
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(501), {{"key", "/l/a"}, {"revision", 4}, {"create_revision", 4}, {"lease", 0},
+                                       {"value", ""}, {"cause", request_cause("client-1", 1, "txn", ms_to_ns(500))}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 1}, {"request", "txn"}, {"member", "member-0"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/l/b"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                        {"value", ""}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1000))}});
+  b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(1003), {{"call", 1}, {"outcome", "ok"}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.add("client-1", EventKind::fail, "acquire", ms_to_ns(9000), {}, {{"error", "deadline-exceeded"}});
+  b.truth("etcd", "key-delete", ms_to_ns(9001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(9000))}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "client-0's acquire waited behind client-1's key /l/a (revision 4), which stood until 9.001 s, "
+                       "after its wait had ended at 7.000 s; client-1 did not hold the lock then: its own acquire, "
+                       "invoked at 0.500 s, was still waiting (it ended fail at 9.000 s)"));
+  CHECK_FALSE(contains(text, "in its wait"));
 }
 
 TEST_CASE("liveness: news held by a cut whose TCP retransmission fell into the next cut says so") {
@@ -1029,9 +1061,9 @@ TEST_CASE("a long leaderless span says why no leader was elected sooner") {
   const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
   INFO(words);
   CHECK(contains(words, "from 1.000 s to 7.002 s (member-1 stepped down at 1.000 s: it had heard from no majority of "
-                        "the members within an election timeout (check-quorum); no leader was elected sooner: the links "
-                        "between member-0 and each of member-1 and member-2 were cut (their messages held) from 0.900 s "
-                        "to 20.900 s; member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 "
+                        "the members within an election timeout (check-quorum): the links between member-0 and each of "
+                        "member-1 and member-2 were cut (their messages held) from 0.900 s to 20.900 s; no leader was "
+                        "elected sooner: member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 "
                         "refused all three because member-2's log was behind its own (last entries: index 120 of term 2 "
                         "against index 125 of term 2; each request's newer term restarted member-1's election timer); "
                         "member-0 campaigned once at 2.500 s (term 3) while cut off from the other members; member-1 "
@@ -1134,6 +1166,62 @@ TEST_CASE("held calls that came with their cancellations say the member dropped 
   INFO(three);
   CHECK(contains(three, "and member-0 dropped calls 5 and 6 unstarted, each having come with its cancellation"));
   CHECK(!contains(call_held_words(facts, *seven), "dropped"));
+}
+
+
+TEST_CASE("a request's recorded way names what held it there, and not a cut that began after it moved on") {
+  HistoryBuilder b;
+  const nlohmann::json cause = request_cause("client-2", 5, "delete_range", ms_to_ns(1500), "member-2");
+  const nlohmann::json pause0 = {{"targets", {"member-0"}}, {"duration_ms", 8000}};
+  const nlohmann::json pause1 = {{"targets", {"member-1"}}, {"duration_ms", 8000}};
+  const nlohmann::json cut = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true}, {"duration_ms", 20000}};
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.fault("pause", "start", ms_to_ns(1000), pause0);
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  b.truth("member-2", "request-forwarded", ms_to_ns(1501), {{"member", 2}, {"to", 0}, {"cause", cause}});
+  b.truth("member-1", "leader-elected", ms_to_ns(2500), {{"member", 1}, {"term", 2}});
+  b.fault("pause", "start", ms_to_ns(4000), pause1);
+  b.fault("pause", "end", ms_to_ns(9000), pause0);
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(9000), {{"member", 0}, {"term", 1}, {"reason", "higher-term"}, {"from", 1},
+                                                             {"message", "append"}, {"new_term", 2}, {"last_index", 119}, {"commit_index", 119}});
+  b.truth("member-0", "request-forwarded", ms_to_ns(9000), {{"member", 0}, {"to", 1}, {"cause", cause}});
+  // Cut off after the request had left member-0: it held nothing of it.
+  b.fault("partition", "start", ms_to_ns(10000), cut);
+  b.fault("pause", "end", ms_to_ns(12000), pause1);
+  b.truth("member-1", "request-appended", ms_to_ns(12000), {{"member", 1}, {"term", 2}, {"index", 124}, {"cause", cause}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(12002), {{"member", 1}, {"term", 2}, {"reason", "higher-term"}, {"from", 2},
+                                                              {"message", "heartbeat-reply"}, {"new_term", 8}, {"last_index", 125},
+                                                              {"commit_index", 120}});
+  b.truth("member-1", "leader-elected", ms_to_ns(20000), {{"member", 1}, {"term", 9}});
+  b.truth("etcd", "key-delete", ms_to_ns(20003), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+  b.fault("partition", "end", ms_to_ns(30000), cut);
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  REQUIRE(facts.request_steps(parse_change_cause(cause)).size() == 3);
+  std::vector<const FaultBand*> held;
+  const std::string words = request_delay_words(facts, parse_change_cause(cause), ms_to_ns(20003), held);
+  INFO(words);
+  CHECK(contains(words, "It took 18.503 s from sending to applying: member-0 was paused from 1.000 s to 9.000 s and "
+                        "member-1 was paused from 4.000 s to 12.000 s; member-2 passed it on to member-0, the leader it "
+                        "knew, at 1.501 s; member-0 passed it on to member-1, the leader it knew, at 9.000 s, when its "
+                        "pause ended (it had stepped down at 9.000 s, on seeing term 2 in member-1's append); member-1 "
+                        "appended it as entry 124 of term 2 at 12.000 s, when its pause ended, and stepped down at "
+                        "12.002 s before committing it (it had committed up to entry 120); member-1 committed it as "
+                        "leader of term 9, elected at 20.000 s; no member led the cluster from 12.002 s to 20.000 s"));
+  // The two pauses held it; the cut, begun after it had left member-0, did not.
+  REQUIRE(held.size() == 2);
+  CHECK(held[0]->kind == "pause");
+  CHECK(held[1]->kind == "pause");
+  // A way the records do not show whole (no append recorded) is not told: the bound is used.
+  HistoryBuilder partial;
+  partial.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  partial.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  partial.truth("member-2", "request-forwarded", ms_to_ns(1501), {{"member", 2}, {"to", 0}, {"cause", cause}});
+  partial.truth("etcd", "key-delete", ms_to_ns(3000), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+  partial.sort_by_time();
+  const RunFacts partial_facts(partial.history);
+  CHECK(request_legs(partial_facts, parse_change_cause(cause), ms_to_ns(3000)).empty());
+  CHECK_FALSE(contains(request_delay_words(partial_facts, parse_change_cause(cause), ms_to_ns(3000), held), "passed it on"));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "lockstep/reports/causes.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
+#include "lockstep/reports/request_way.h"
 
 namespace lockstep::reports {
 
@@ -150,6 +151,59 @@ std::string news_at_member_words(const RunFacts& facts, const std::string& clien
   return "";
 }
 
+// "client-1 held the lock from 12.722 s to 17.922 s: its read, invoked at 12.722 s while the
+// resource was down, went unanswered until its timeout at 17.722 s (the resource crashed from
+// 12.633 s to 17.933 s)": a hold in a waiter's wait (up to `until_ns`), with the longest of its
+// operations when one took a second or more, and the faults on the holder, the resource and the
+// link between them in that time (those in `named` already are not said again; the rest are
+// added to it).
+std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int64_t until_ns,
+                       std::vector<const FaultBand*>& named) {
+  const std::int64_t end_ns = std::min<std::int64_t>(h.end_ns, facts.end_ns());
+  std::string s = h.process + " held the lock from " + format_seconds(h.start_ns) +
+                  (h.end_ns >= facts.end_ns() ? std::string(" to the end of the history") : " to " + format_seconds(h.end_ns));
+  const std::int64_t window_end_ns = std::min(end_ns, until_ns);
+  // The faults on the holder, the resource's own stops, and faults on the holder's link to the
+  // resource (another client's cut that lists the resource held nothing of this hold).
+  std::vector<const FaultBand*> during = facts.faults_hitting(h.process, h.start_ns, window_end_ns);
+  std::vector<const FaultBand*> resource_down;
+  for (const FaultBand* f : facts.faults_hitting("resource", h.start_ns, window_end_ns)) {
+    const bool link = f->args.contains("from") || f->args.contains("to");
+    if (link && !f->on_link(h.process, "resource") && !f->on_link("resource", h.process)) continue;
+    if (!link) resource_down.push_back(f);
+    if (std::find(during.begin(), during.end(), f) == during.end()) during.push_back(f);
+  }
+  // The longest operation of the hold, when it took a second or more: what stretched it.
+  const HistoryEvent* longest = nullptr;
+  const HistoryEvent* longest_end = nullptr;
+  for (std::size_t i = static_cast<std::size_t>(std::max<std::int64_t>(h.start_event, 0)); i < facts.history().events.size(); ++i) {
+    const HistoryEvent& e = facts.history().events[i];
+    if (e.true_ns > end_ns) break;
+    if (e.kind != EventKind::invoke || e.process != h.process || e.op == "acquire" || e.op == "release") continue;
+    const HistoryEvent* done = facts.completion_of(static_cast<std::int64_t>(i));
+    const std::int64_t took_ns = (done != nullptr ? done->true_ns : end_ns) - e.true_ns;
+    if (took_ns >= 1'000'000'000 && (longest == nullptr || took_ns > (longest_end != nullptr ? longest_end->true_ns : end_ns) - longest->true_ns)) {
+      longest = &e;
+      longest_end = done;
+    }
+  }
+  if (longest != nullptr) {
+    const bool of_resource = longest->op == "read" || longest->op == "write";
+    s += ": its " + longest->op + (of_resource ? " of the resource" : "") + ", invoked at " + format_seconds(longest->true_ns);
+    if (of_resource && std::any_of(resource_down.begin(), resource_down.end(), [&](const FaultBand* f) {
+          return f->start_ns <= longest->true_ns && (f->open_end || f->end_ns > longest->true_ns);
+        }))
+      s += " while the resource was down";
+    if (longest_end == nullptr) s += ", was still open at the end of the history";
+    else if (longest_end->kind == EventKind::info) s += ", went unanswered until its timeout at " + format_seconds(longest_end->true_ns);
+    else s += ", ended " + std::string(event_kind_name(longest_end->kind)) + " at " + format_seconds(longest_end->true_ns);
+  }
+  std::erase_if(during, [&](const FaultBand* f) { return std::find(named.begin(), named.end(), f) != named.end(); });
+  named.insert(named.end(), during.begin(), during.end());
+  if (!during.empty()) s += (longest != nullptr ? " (" : ", while ") + fault_clauses(during, 3) + (longest != nullptr ? ")" : "");
+  return s;
+}
+
 // Why a waiter's acquire ran out while `ahead` (the nearest lock key before its own) still
 // stood: "client-3's acquire waited behind client-2's key /l/x (revision 106), which stood until
 // 35.229 s, after its wait had ended at 24.057 s; it was deleted by a delete_range that client-2
@@ -165,31 +219,45 @@ std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead
                   (stayed ? std::string("still stood when the history ended")
                           : "stood until " + format_seconds(ahead.end_ns)) +
                   ", after its wait had ended at " + format_seconds(wait_end_ns);
-  // Its owner still held the lock in the waiter's time: what stretched that hold.
+  // Who held the lock in the waiter's time, and what stretched each hold: the key's owner from
+  // its key on; others' holds of a second or more (a hold of the usual length is not what made
+  // the wait run out).
+  std::vector<const FaultBand*> named;
+  std::vector<std::string> holds;
+  bool owner_held = false;
   for (const HoldingInterval& h : facts.holdings()) {
-    if (h.process != ahead.owner || h.end_ns < key_start_ns || h.start_ns > wait_end_ns || h.start_ns < ahead.start_ns)
-      continue;
-    const std::int64_t end_ns = std::min<std::int64_t>(h.end_ns, facts.end_ns());
-    s += "; " + ahead.owner + " held the lock from " + format_seconds(h.start_ns) +
-         (h.end_ns >= facts.end_ns() ? std::string(" to the end of the history") : " to " + format_seconds(h.end_ns));
-    std::vector<const FaultBand*> during = facts.faults_hitting(ahead.owner, h.start_ns, std::min(end_ns, wait_end_ns));
-    // The resource's own stops, and faults on the holder's link to it (another client's cut
-    // that lists the resource held nothing of this hold).
-    for (const FaultBand* f : facts.faults_hitting("resource", h.start_ns, std::min(end_ns, wait_end_ns))) {
-      const bool link = f->args.contains("from") || f->args.contains("to");
-      if (link && !f->on_link(ahead.owner, "resource") && !f->on_link("resource", ahead.owner)) continue;
-      if (std::find(during.begin(), during.end(), f) == during.end()) during.push_back(f);
-    }
-    if (!during.empty()) s += ", while " + fault_clauses(during, 3);
-    break;
+    if (h.process == waiter || h.end_ns < key_start_ns || h.start_ns > wait_end_ns) continue;
+    const bool owners = h.process == ahead.owner && h.start_ns >= ahead.start_ns;
+    if (!owners && (h.process == ahead.owner || std::min(h.end_ns, facts.end_ns()) - h.start_ns < 1'000'000'000)) continue;
+    owner_held = owner_held || owners;
+    if (holds.size() == 4) break;
+    holds.push_back(hold_words(facts, h, wait_end_ns, named));
   }
+  if (!holds.empty()) s += "; in its wait, " + join_words(holds);
+  // An owner that never held the lock in that time was waiting itself.
+  if (!owner_held && !whose.empty())
+    for (const HistoryEvent& e : facts.history().events) {
+      if (e.true_ns > wait_end_ns) break;
+      if (e.kind != EventKind::invoke || e.op != "acquire" || e.process != whose || e.true_ns > ahead.start_ns) continue;
+      const HistoryEvent* done = facts.completion_of(e.index);
+      if (done != nullptr && done->true_ns <= wait_end_ns) continue;
+      s += "; " + whose + " did not hold the lock then: its own acquire, invoked at " + format_seconds(e.true_ns) +
+           ", was still waiting" +
+           (done == nullptr ? std::string()
+                            : " (it ended " + std::string(event_kind_name(done->kind)) + " at " + format_seconds(done->true_ns) + ")");
+    }
+  std::string held_words;  // what held the deleting request, as a sentence of its own
   if (!stayed) {
-    s += "; it was deleted" + deletion_words(ahead);
-    // What first held the deleting request: a pause or crash, when it was sent, of the member
-    // it went to or of the leader then (a member passes a write on to the leader). Where it
-    // went after is not recorded, so nothing later is blamed.
+    s += "; the key was deleted" + deletion_words(ahead);
     const ChangeCause& by = ahead.deleted_by;
-    if (by.kind == "request" && by.sent_ns >= 0 && ahead.end_ns - by.sent_ns >= 1'000'000'000) {
+    std::vector<const FaultBand*> held;
+    // Its way recorded: what held it on that way.
+    if (by.kind == "request" && !request_legs(facts, by, ahead.end_ns).empty())
+      held_words = request_delay_words(facts, by, ahead.end_ns, held);
+    // Else what first held it: a pause or crash, when it was sent, of the member it went to or
+    // of the leader then (a member passes a write on to the leader). Where it went after is
+    // not known, so nothing later is blamed.
+    if (held_words.empty() && by.kind == "request" && by.sent_ns >= 0 && ahead.end_ns - by.sent_ns >= 1'000'000'000) {
       std::set<std::string> first_stops = {by.member};
       std::string leader_then;
       for (const auto& t : facts.truth().leaders)
@@ -211,7 +279,7 @@ std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead
                   : " (" + leader_then + " led the cluster, and " + by.member + " passes writes on to the leader)");
     }
   }
-  return s + ".";
+  return s + "." + (held_words.empty() ? "" : " " + held_words);
 }
 
 // Whether any acquire of the history asked for the shared mode (a reader's).
@@ -580,8 +648,11 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
         std::vector<std::pair<std::int64_t, std::int64_t>> gaps;
         for (const CallRecord* c : failed) {
           const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;
+          // One its link held to the end met nothing beyond that link.
+          const bool link_held = std::find(reached.begin(), reached.end(), c) == reached.end();
           for (const FaultBand* f : faults_on_call(facts, *c, end_ns))
-            if (std::find(held.begin(), held.end(), f) == held.end()) held.push_back(f);
+            if ((!link_held || f->on_link(c->process, c->member)) && std::find(held.begin(), held.end(), f) == held.end())
+              held.push_back(f);
         }
         for (const CallRecord* c : reached) {
           const std::int64_t end_ns = c->end_ns == kStillOpen ? facts.end_ns() : c->end_ns;

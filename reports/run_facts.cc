@@ -69,6 +69,15 @@ RunFacts::RunFacts(const History& history)
       vote_refusals_.push_back(std::move(v));
       continue;
     }
+    if (e.kind == EventKind::truth && e.args.is_object() &&
+        (e.op == "request-forwarded" || e.op == "request-appended")) {
+      const bool appended = e.op == "request-appended";
+      request_steps_.push_back({member_of(e.args, "member"), e.true_ns, appended ? std::string() : member_of(e.args, "to"),
+                                int_of(e.args, "term"), int_of(e.args, "index"), cause_of(e)});
+      // A forward names the member it went to; one that does not says nothing usable.
+      if (!appended && request_steps_.back().to.empty()) request_steps_.pop_back();
+      continue;
+    }
     if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
       dropped_.push_back({e.process, e.true_ns, cause_of(e)});
       continue;
@@ -187,6 +196,14 @@ const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std
   for (const auto& d : dropped_)
     if (d.cause.client == client && d.cause.call == call && from_ns <= d.at_ns && d.at_ns <= to_ns) return &d;
   return nullptr;
+}
+
+std::vector<const RequestStep*> RunFacts::request_steps(const ChangeCause& by) const {
+  std::vector<const RequestStep*> steps;
+  for (const auto& r : request_steps_)
+    if (r.cause.client == by.client && r.cause.call == by.call && r.cause.lock_service_call == by.lock_service_call)
+      steps.push_back(&r);
+  return steps;
 }
 
 const CallRecord* RunFacts::find_call(const std::string& process, std::int64_t call) const {

@@ -104,6 +104,19 @@ struct CancelledCall {
   bool started = false;  // sent on before the cancellation (it may still take effect); else never run
 };
 
+// A step of a client's write through the cluster (simulated runs, `request-forwarded` and
+// `request-appended`): `member` passed it on to `to`, the leader it knew; or, as leader of
+// `term`, appended it to its log as entry `index` (`to` empty).
+struct RequestStep {
+  std::string member;
+  std::int64_t at_ns = 0;
+  std::string to;
+  std::int64_t term = 0;
+  std::int64_t index = 0;
+  ChangeCause cause;
+  bool appended() const { return to.empty(); }
+};
+
 class RunFacts {
  public:
   explicit RunFacts(const History& history);
@@ -147,6 +160,9 @@ class RunFacts {
   // request, the client call it served), or nullptr.
   const DroppedProposal* dropped_proposal(const std::string& client, std::int64_t call, std::int64_t from_ns,
                                           std::int64_t to_ns) const;
+  // The recorded steps of the request `by` names (its client and call, and a lock service's
+  // own call), in time order; empty when the history does not record them.
+  std::vector<const RequestStep*> request_steps(const ChangeCause& by) const;
   // The spans within [from_ns, to_ns] of at least `min_ns` when no member led the cluster (from
   // the leader-elected / leader-stepped-down truth; empty when the history records no leaders).
   std::vector<std::pair<std::int64_t, std::int64_t>> leaderless(std::int64_t from_ns, std::int64_t to_ns,
@@ -172,6 +188,7 @@ class RunFacts {
   std::vector<CallRecord> calls_;          // in send order
   std::vector<LinkEvent> link_events_;     // in time order
   std::vector<DroppedProposal> dropped_;   // in time order
+  std::vector<RequestStep> request_steps_;  // in time order
   std::vector<Campaign> campaigns_;        // in time order
   std::vector<CancelledCall> cancelled_;   // in time order
   std::vector<LeaderView> leader_views_;   // in time order

@@ -955,5 +955,59 @@ TEST_CASE("a keep-alive its client gave up on, let through by a healed cut, rene
   rig.world.set_observer(nullptr);
 }
 
+
+TEST_CASE("a write's way is recorded: passed on by the follower that took it, appended by the leader, then applied") {
+  for (const bool details : {true, false}) {
+    Rig rig(3, 7);
+    rig.cluster.record_details(details);
+    TruthLog log;
+    rig.world.set_observer(&log);
+    const int leader = rig.cluster.leader();
+    REQUIRE(leader >= 0);
+    const int follower = (leader + 1) % 3;
+    const ProcessId client_pid = rig.world.add_process("client-1");
+    SimKvClient kv(rig.world, rig.cluster, client_pid, SimClientOptions{follower, seconds(1)});
+    SimNode node(rig.world, client_pid, kv, rig.world.rng_for("client-1"));
+    bool put_ok = false;
+    auto put = node.spawn(
+        [](SimNode* n, bool* ok) -> Task<void> {
+          PutRequest p;
+          p.key = "k";
+          p.value = "v";
+          *ok = (co_await n->kv().put(p)).ok();
+        }(&node, &put_ok),
+        "put");
+    rig.world.run_until(rig.world.now() + seconds(1));
+    REQUIRE(put_ok);
+    rig.world.set_observer(nullptr);
+    if (!details) {
+      // Only runs that record details write the way.
+      CHECK(log.count("request-forwarded") == 0);
+      CHECK(log.count("request-appended") == 0);
+      CHECK(log.count("key-put") == 1);
+      continue;
+    }
+    // In order: the follower passed it on to the leader, the leader appended it, it was applied;
+    // each names the same call.
+    std::vector<std::string> order;
+    for (const auto& [op, args] : log.truths) {
+      if (op != "request-forwarded" && op != "request-appended" && op != "key-put") continue;
+      order.push_back(op);
+      CHECK(args["cause"]["client"] == "client-1");
+      CHECK(args["cause"]["request"] == "put");
+      if (op == "request-forwarded") {
+        CHECK(args["member"] == follower);
+        CHECK(args["to"] == leader);
+      }
+      if (op == "request-appended") {
+        CHECK(args["member"] == leader);
+        CHECK(args["term"] == rig.cluster.member(leader).term());
+        CHECK(args["index"] == rig.cluster.member(leader).last_log_index());
+      }
+    }
+    CHECK(order == std::vector<std::string>{"request-forwarded", "request-appended", "key-put"});
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::sim

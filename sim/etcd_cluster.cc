@@ -236,6 +236,19 @@ void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entr
   world_.record_truth(world_.process(member(member_index).pid()).name, "proposal-dropped", std::move(args));
 }
 
+void EtcdCluster::report_request_forwarded(int member_index, int to, const LogEntry& entry) {
+  if (!records_details() || entry.client_call.call_id == 0) return;
+  world_.record_truth(world_.process(member(member_index).pid()).name, "request-forwarded",
+                      {{"member", member_index}, {"to", to}, {"cause", cause_of(entry)}});
+}
+
+void EtcdCluster::report_request_appended(int member_index, std::uint64_t term, std::uint64_t index,
+                                          const LogEntry& entry) {
+  if (!records_details() || entry.client_call.call_id == 0) return;
+  world_.record_truth(world_.process(member(member_index).pid()).name, "request-appended",
+                      {{"member", member_index}, {"term", term}, {"index", index}, {"cause", cause_of(entry)}});
+}
+
 void EtcdCluster::report_request_cancelled(int member_index, const ReplyRoute& call, bool started) {
   if (!records_details()) return;
   world_.record_truth(world_.process(member(member_index).pid()).name, "request-cancelled",

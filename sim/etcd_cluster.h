@@ -102,6 +102,11 @@ class EtcdCluster {
   // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with
   // the entry's cause, so an explanation can say where a request was lost.
   void report_proposal_dropped(int member, const LogEntry& entry);
+  // Where a client's write went (runs that record details only): member `member` passed it on
+  // to `to`, the leader it knew; or, as leader of `term`, appended it as log entry `index`.
+  // What held a write between its sending and its applying is read from these.
+  void report_request_forwarded(int member, int to, const LogEntry& entry);
+  void report_request_appended(int member, std::uint64_t term, std::uint64_t index, const LogEntry& entry);
   // Records that `member` cancelled a client's call on the client's cancellation (gRPC cancels
   // the handler): `started` when the request had already been sent on (proposed, forwarded,
   // asked a read index for), or its handler ran before the cancellation was read (both came

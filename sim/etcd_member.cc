@@ -164,17 +164,32 @@ void EtcdMember::deliver_raft(Message&& message) {
   if constexpr (std::is_same_v<std::decay_t<Message>, ForwardedProposal>) {
     if (cluster_.world().running_held()) {
       cluster_.world().post(pid_, [this, m = std::move(message)]() mutable {
-        raft_.step(std::move(m), local_now());
-        drain_raft();
+        step_proposal([&] { raft_.step(std::move(m), local_now()); });
       });
-      return;
+    } else {
+      step_proposal([&] { raft_.step(std::move(message), local_now()); });
     }
+    return;
   }
   raft_.step(std::forward<Message>(message), local_now());
   drain_raft();
 }
 
+template <typename Step>
+void EtcdMember::step_proposal(Step&& step) {
+  const std::uint64_t last_before = raft_.last_log_index();
+  step();
+  // A leader appends a proposal as its log's last entry, at once.
+  if (cluster_.records_details() && raft_.is_leader() && raft_.last_log_index() > last_before)
+    cluster_.report_request_appended(index_, raft_.term(), raft_.last_log_index(),
+                                     *raft_.entry(raft_.last_log_index()));
+  drain_raft();
+}
+
 void EtcdMember::send_raft(int to, RaftMessage&& message) {
+  if (const auto* passed_on = std::get_if<ForwardedProposal>(&message);
+      passed_on != nullptr && cluster_.records_details())
+    cluster_.report_request_forwarded(index_, to, *passed_on->entry);
   // Each closure holds its own message type (not the variant): a raft message's closure must
   // fit EventFn's inline buffer.
   std::visit(
@@ -218,8 +233,7 @@ void EtcdMember::act_on(RaftOutput&& output) {
 }
 
 void EtcdMember::propose(LogEntry&& entry) {
-  raft_.propose(std::move(entry), local_now());
-  drain_raft();
+  step_proposal([&] { raft_.propose(std::move(entry), local_now()); });
 }
 
 void EtcdMember::transfer_leadership(int successor) {

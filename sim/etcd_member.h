@@ -142,6 +142,11 @@ class EtcdMember {
   void drain_raft() {
     if (raft_.has_ready()) act_on_ready();
   }
+  // Gives the raft node a proposal (`step`: this member's own, or one another member passed
+  // on), drains its Ready, and records where a client's write went: appended by this leader
+  // (here) or passed on to the leader this member knows (send_raft).
+  template <typename Step>
+  void step_proposal(Step&& step);
   void act_on_ready();
   void act_on(RaftOutput&& output);
   void send_raft(int to, RaftMessage&& message);
