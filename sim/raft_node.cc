@@ -204,7 +204,10 @@ void RaftNode::maybe_send_append(int peer) {
 void RaftNode::start_probe(int peer, std::uint64_t next_index) {
   const auto p = static_cast<std::size_t>(peer);
   probing_[p] = 1;
-  next_index_[p] = std::max<std::uint64_t>(1, next_index);
+  // Entries up to log_offset_ are held by every member (compact_log): a probe starts after
+  // them. (A new leader probing from a match index it has not learned yet, 0, would else ask
+  // for entries it no longer has.)
+  next_index_[p] = std::max<std::uint64_t>(log_offset_ + 1, next_index);
   send_append(peer);
 }
 
