@@ -1222,6 +1222,22 @@ TEST_CASE("a request's recorded way names what held it there, and not a cut that
   const RunFacts partial_facts(partial.history);
   CHECK(request_legs(partial_facts, parse_change_cause(cause), ms_to_ns(3000)).empty());
   CHECK_FALSE(contains(request_delay_words(partial_facts, parse_change_cause(cause), ms_to_ns(3000), held), "passed it on"));
+  // A member that held the write because it knew no leader says so, before passing it on.
+  HistoryBuilder alone;
+  alone.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  alone.truth("member-2", "leader-view", ms_to_ns(1000), {{"member", 2}, {"leader", -1}, {"term", 2}, {"message", "campaign"}});
+  alone.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  alone.truth("member-2", "leader-view", ms_to_ns(3000), {{"member", 2}, {"leader", 0}, {"term", 2}});
+  alone.truth("member-2", "request-forwarded", ms_to_ns(3000), {{"member", 2}, {"to", 0}, {"cause", cause}});
+  alone.truth("member-0", "request-appended", ms_to_ns(3001), {{"member", 0}, {"term", 1}, {"index", 9}, {"cause", cause}});
+  alone.truth("etcd", "key-delete", ms_to_ns(3003), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+  alone.sort_by_time();
+  const RunFacts alone_facts(alone.history);
+  const std::string alone_words = request_delay_words(alone_facts, parse_change_cause(cause), ms_to_ns(3003), held);
+  INFO(alone_words);
+  CHECK(contains(alone_words, "member-2 knew no leader from 1.000 s (it campaigned) to 3.000 s (a member holds the "
+                              "requests it cannot serve while it knows no leader); member-2 passed it on to member-0, the "
+                              "leader it knew, at 3.000 s; member-0 appended it as entry 9 of term 1 at 3.001 s"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lockstep/reports/causes.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
 
@@ -135,6 +136,11 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
   for (const RequestLeg& leg : legs) {
     if (leg.out == nullptr) break;
     const RequestStep& step = *leg.out;
+    // A member holds what it cannot serve while it knows no leader: say so where it did.
+    if (leg.to_ns - leg.from_ns >= kHeldLegNs)
+      if (std::string alone = member_without_leader_words(facts, leg.member, leg.from_ns, leg.to_ns, kHeldLegNs);
+          !alone.empty())
+        parts.push_back(alone + kHeldWithoutLeader);
     std::string s = leg.member + (step.appended() ? " appended it as entry " + std::to_string(step.index) + " of term " +
                                                         std::to_string(step.term)
                                                   : " passed it on to " + step.to + ", the leader it knew,") +
