@@ -65,15 +65,6 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
 // and, where that member was not the leader, on the leader of the moment and its link to it (a
 // member passes on what it cannot serve). In start order.
 std::vector<const FaultBand*> faults_on_call(const RunFacts& facts, const CallRecord& call, std::int64_t to_ns);
-// The spans with no leader of at least `min_ns` within [from_ns, to_ns], each widened to the
-// whole span the history records (from the step-down to the next election), in time order.
-std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const RunFacts& facts,
-                                                                          std::int64_t from_ns, std::int64_t to_ns,
-                                                                          std::int64_t min_ns);
-// "no member led the cluster from 7.763 s to 11.382 s and from ..."; "" for none. A span that
-// began with a recorded step-down says why the leader stepped down (step_down_words).
-std::string leaderless_span_words(const RunFacts& facts,
-                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& spans);
 // What a cut link did with a message sent from `from` to `to` at `sent_ns`, from the history's
 // link-released / link-dead records: the first record of that link at or after the sending
 // whose hold had begun by then, or began with a cut of that link active then (the message came
@@ -103,35 +94,6 @@ bool held_whole_way(const RunFacts& facts, const CallRecord& call);
 // "" when the history records no such drop.
 std::string dropped_words(const RunFacts& facts, const CallRecord& call, const std::string& what = "it");
 
-// Why `term`'s leader stepped down, from its leader-stepped-down event: "member-2 stepped down
-// at 8.055 s on seeing term 4 in member-0's heartbeat-reply (member-0: ...; ...)", check-quorum,
-// or a hand-over; with the faults on the member whose term was newer, and the link between the
-// two that held or lost messages just before. "" when no step-down is recorded or it has no
-// reason (an older history).
-// The faults named are added to `named` when it is not null.
-std::string step_down_words(const RunFacts& facts, const LeaderTerm& term,
-                            std::vector<const FaultBand*>* named = nullptr);
-// "member-0 knew no leader from 23.201 s (it took up term 6 from member-2's append-reply) to
-// 35.225 s": the spans
-// of at least `min_ns` within [from_ns, to_ns] in which `member` knew no leader, each said whole,
-// from its leader-view records; "" when none is recorded.
-std::string member_without_leader_words(const RunFacts& facts, const std::string& member, std::int64_t from_ns,
-                                        std::int64_t to_ns, std::int64_t min_ns);
-// " (a member holds the requests it cannot serve while it knows no leader)": why that matters,
-// said once after the members named so.
-extern const char* const kHeldWithoutLeader;
-// Why the leaders in `elected` came: the step-down that ended the leadership before each
-// (step_down_words), apart by "; ". "" when none is recorded.
-std::string new_leader_causes_words(const RunFacts& facts, const std::vector<const LeaderTerm*>& elected);
-// Why no member was elected from `from_ns` (a step-down) to `to_ns` (the next election, or the
-// history's end), from the campaign and vote-refused records, the faults on members and between
-// them active then (less those in `already_named`), and what cut links between members let
-// through late or lost: "member-2 campaigned 7 times (terms 9 to 15, from ... to ...) in vain:
-// member-1 refused all 7: member-2's log was behind member-1's (...), and each request, of a
-// newer term, restarted member-1's election timer; ...; member-1 campaigned at 35.224 s
-// (term 16) and won". "" when the history records none of these.
-std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int64_t to_ns,
-                           const std::vector<const FaultBand*>& already_named);
 // What kept `call` from its answer while it was out, as a clause: the faults of faults_on_call
 // and the spans with no leader that took a good part of its wait (each said whole, from the
 // step-down to the next election):

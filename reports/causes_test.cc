@@ -6,6 +6,7 @@
 
 #include "lockstep/checker/mutex_checker.h"
 #include "lockstep/reports/causes.h"
+#include "lockstep/reports/elections.h"
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/fault_bands.h"

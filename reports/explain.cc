@@ -5,6 +5,7 @@
 
 #include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/causes.h"
+#include "lockstep/reports/elections.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
 #include "lockstep/reports/violation_focus.h"

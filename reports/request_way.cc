@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lockstep/reports/causes.h"
+#include "lockstep/reports/elections.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
 

@@ -198,6 +198,21 @@ const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std
   return nullptr;
 }
 
+std::set<std::string> RunFacts::members() const {
+  std::set<std::string> members;
+  const auto add = [&](const std::string& p) {
+    if (p.rfind("member-", 0) == 0) members.insert(p);
+  };
+  for (const auto& f : faults_)
+    for (const auto& p : f.processes) add(p);
+  for (const auto& t : truth_.leaders) add(t.member);
+  for (const Campaign& c : campaigns_) add(c.member);
+  for (const LeaderView& v : leader_views_) add(v.member);
+  const std::int64_t count = int_of(history_.header.meta, "members");
+  for (std::int64_t i = 0; i < count && i < 64; ++i) members.insert("member-" + std::to_string(i));
+  return members;
+}
+
 std::vector<const RequestStep*> RunFacts::request_steps(const ChangeCause& by) const {
   std::vector<const RequestStep*> steps;
   for (const auto& r : request_steps_)

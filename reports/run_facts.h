@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,9 @@ class RunFacts {
   const std::vector<LinkEvent>& link_events() const { return link_events_; }
   // The member's cancellation of `client`'s call `call`, or nullptr when none is recorded.
   const CancelledCall* cancelled(const std::string& client, std::int64_t call) const;
+  // The members of the history: those its faults, leaders, campaigns and views of the leader
+  // name, and as many as a simulated run's header counts (a member no record names is one too).
+  std::set<std::string> members() const;
   // Every change of a member's known leader, in time order.
   const std::vector<LeaderView>& leader_views() const { return leader_views_; }
   // Every campaign and every refused vote, in time order.

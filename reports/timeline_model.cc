@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lockstep/reports/causes.h"
+#include "lockstep/reports/elections.h"
 #include "lockstep/reports/report_text.h"
 
 namespace lockstep::reports {
