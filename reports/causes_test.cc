@@ -1239,6 +1239,22 @@ TEST_CASE("a request's recorded way names what held it there, and not a cut that
   CHECK(contains(alone_words, "member-2 knew no leader from 1.000 s (it campaigned) to 3.000 s (a member holds the "
                               "requests it cannot serve while it knows no leader); member-2 passed it on to member-0, the "
                               "leader it knew, at 3.000 s; member-0 appended it as entry 9 of term 1 at 3.001 s"));
+  // A leader deposed by a newer election, with no step-down of its own recorded, is not said to
+  // have stepped down.
+  HistoryBuilder deposed;
+  const nlohmann::json cause0 = request_cause("client-2", 5, "delete_range", ms_to_ns(1000), "member-0");
+  deposed.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  deposed.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-0"}});
+  deposed.truth("member-0", "request-appended", ms_to_ns(1001), {{"member", 0}, {"term", 1}, {"index", 5}, {"cause", cause0}});
+  deposed.truth("member-1", "leader-elected", ms_to_ns(5000), {{"member", 1}, {"term", 2}});
+  deposed.truth("etcd", "key-delete", ms_to_ns(5003), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause0}});
+  deposed.sort_by_time();
+  const RunFacts deposed_facts(deposed.history);
+  const std::string deposed_words = request_delay_words(deposed_facts, parse_change_cause(cause0), ms_to_ns(5003), held);
+  INFO(deposed_words);
+  CHECK(contains(deposed_words, "member-0 appended it as entry 5 of term 1 at 1.001 s, and lost the lead before "
+                                "committing it (a newer leader was elected at 5.000 s); member-1 committed it as leader "
+                                "of term 2, elected at 5.000 s"));
 }
 
 }  // namespace

@@ -130,7 +130,13 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
   });
   const RequestLeg& log_leg = legs.back();
   const LeaderTerm* appender = leading_at(facts, log_leg.member, log_leg.from_ns);
-  const bool stepped_down = appender != nullptr && appender->end_ns != kStillOpen && appender->end_ns < applied_ns;
+  // Its leadership ended before the entry was applied (a step-down that says the entry was
+  // already committed is not this case).
+  bool stepped_down = appender != nullptr && appender->end_ns != kStillOpen && appender->end_ns < applied_ns;
+  if (const HistoryEvent* down = stepped_down ? facts.event(appender->stepped_down_event) : nullptr;
+      down != nullptr && down->args.is_object() && down->args.contains("commit_index") &&
+      int_of(down->args, "commit_index") >= legs[legs.size() - 2].out->index)
+    stepped_down = false;
   if (legs.size() <= 2 && !long_leg && !stepped_down) return "";
   std::vector<std::string> parts;
   for (const RequestLeg& leg : legs) {
@@ -152,10 +158,13 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
     parts.push_back(std::move(s));
   }
   if (stepped_down) {
-    std::string s = "and stepped down at " + format_seconds(appender->end_ns) + " before committing it";
-    if (const HistoryEvent* e = facts.event(appender->stepped_down_event); e != nullptr && e->args.is_object() &&
-                                                                             e->args.contains("commit_index"))
-      s += " (it had committed up to entry " + std::to_string(int_of(e->args, "commit_index")) + ")";
+    // Its own step-down, when recorded; else the lead passed when a newer leader was elected.
+    const HistoryEvent* down = facts.event(appender->stepped_down_event);
+    std::string s = down != nullptr ? "and stepped down at " + format_seconds(appender->end_ns) + " before committing it"
+                                    : "and lost the lead before committing it (a newer leader was elected at " +
+                                          format_seconds(appender->end_ns) + ")";
+    if (down != nullptr && down->args.is_object() && down->args.contains("commit_index"))
+      s += " (it had committed up to entry " + std::to_string(int_of(down->args, "commit_index")) + ")";
     parts.back() += ", " + s;
     // The leader that committed it in the end: its entry outlived the step-down.
     for (const auto& t : facts.truth().leaders)
