@@ -573,7 +573,6 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
       after_heal = "; it got through " + format_duration(applied_ns - last_cut_end_ns) +
                    " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
                    "while a link stays cut";
-    if (const std::string way = request_way_words(facts, legs, applied_ns); !way.empty()) h += "; " + way;
     // A fault on the leader of the moment, not the member called: say why it mattered.
     for (const auto& t : facts.truth().leaders) {
       if (!legs.empty()) break;
@@ -583,6 +582,8 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
              " would pass the request on to it)";
     }
     h += after_heal;
+    // Where it went, after what held it on its way to its first member.
+    if (const std::string way = request_way_words(facts, legs, applied_ns); !way.empty()) h += "; " + way;
     // Leaderless time counts only where the request could have been waiting for a leader:
     // after it got through, when TCP held it until then.
     const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;

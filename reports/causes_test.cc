@@ -1239,6 +1239,27 @@ TEST_CASE("a request's recorded way names what held it there, and not a cut that
   CHECK(contains(alone_words, "member-2 knew no leader from 1.000 s (it campaigned) to 3.000 s (a member holds the "
                               "requests it cannot serve while it knows no leader); member-2 passed it on to member-0, the "
                               "leader it knew, at 3.000 s; member-0 appended it as entry 9 of term 1 at 3.001 s"));
+  // While a cut link held the write, its member did not have it: its knowing no leader then is
+  // not said to have held it.
+  HistoryBuilder linked;
+  const nlohmann::json cut_link = {{"from", {"client-2"}}, {"to", {"member-2"}}, {"symmetric", false}, {"duration_ms", 1100}};
+  linked.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  linked.truth("member-2", "leader-view", ms_to_ns(1000), {{"member", 2}, {"leader", -1}, {"term", 2}, {"message", "campaign"}});
+  linked.fault("partition", "start", ms_to_ns(1400), cut_link);
+  linked.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+  linked.fault("partition", "end", ms_to_ns(2500), cut_link);
+  linked.truth("member-2", "leader-view", ms_to_ns(2600), {{"member", 2}, {"leader", 0}, {"term", 2}});
+  linked.truth("member-2", "link-released", ms_to_ns(2800),
+               {{"from", "client-2"}, {"to", "member-2"}, {"held_since_ns", ms_to_ns(1500)}, {"messages", 1}});
+  linked.truth("member-2", "request-forwarded", ms_to_ns(2800), {{"member", 2}, {"to", 0}, {"cause", cause}});
+  linked.truth("member-0", "request-appended", ms_to_ns(2801), {{"member", 0}, {"term", 1}, {"index", 9}, {"cause", cause}});
+  linked.truth("etcd", "key-delete", ms_to_ns(2803), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+  linked.sort_by_time();
+  const RunFacts linked_facts(linked.history);
+  const std::string linked_words = request_delay_words(linked_facts, parse_change_cause(cause), ms_to_ns(2803), held);
+  INFO(linked_words);
+  CHECK(contains(linked_words, "member-2 passed it on to member-0, the leader it knew, at 2.800 s"));
+  CHECK_FALSE(contains(linked_words, "knew no leader"));
   // A leader deposed by a newer election, with no step-down of its own recorded, is not said to
   // have stepped down.
   HistoryBuilder deposed;

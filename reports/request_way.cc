@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lockstep/reports/causes.h"
 #include "lockstep/reports/elections.h"
 #include "lockstep/reports/explain_parts.h"
 #include "lockstep/reports/report_text.h"
@@ -73,7 +74,7 @@ std::vector<RequestLeg> request_legs(const RunFacts& facts, const ChangeCause& b
   if (steps.empty() || by.sent_ns < 0) return {};
   std::vector<RequestLeg> legs;
   // A lock service's request goes to its own member in process: no link carried it there.
-  RequestLeg leg{by.member, by.lock_service.empty() ? by.client : std::string(), by.sent_ns, 0, nullptr, false};
+  RequestLeg leg{by.member, by.lock_service.empty() ? by.client : std::string(), by.sent_ns, by.sent_ns, 0, nullptr, false};
   for (const RequestStep* step : steps) {
     // A step by another member than the one holding it, or after the append: more than one
     // copy went its way (a duplicated message). The way is not one line: say nothing of it.
@@ -81,12 +82,20 @@ std::vector<RequestLeg> request_legs(const RunFacts& facts, const ChangeCause& b
     leg.to_ns = step->at_ns;
     leg.out = step;
     legs.push_back(leg);
-    leg = step->appended() ? RequestLeg{step->member, "", step->at_ns, applied_ns, nullptr, true}
-                           : RequestLeg{step->to, step->member, step->at_ns, 0, nullptr, false};
+    leg = step->appended() ? RequestLeg{step->member, "", step->at_ns, step->at_ns, applied_ns, nullptr, true}
+                           : RequestLeg{step->to, step->member, step->at_ns, step->at_ns, 0, nullptr, false};
   }
   // Applied without a recorded append: the record is incomplete.
   if (!leg.in_log) return {};
   legs.push_back(leg);
+  // A cut link that held it delivered it late: its member had it only from then.
+  for (RequestLeg& l : legs) {
+    l.reached_ns = l.from_ns;
+    if (l.sender.empty()) continue;
+    if (const LinkEvent* hold = link_hold_of(facts, l.sender, l.member, l.from_ns);
+        hold != nullptr && !hold->dead && hold->at_ns <= l.to_ns)
+      l.reached_ns = std::max(l.from_ns, hold->at_ns);
+  }
   return legs;
 }
 
@@ -111,7 +120,7 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
       }
       if (leg.to_ns - leg.from_ns < kHeldLegNs) continue;
       // The member that had it was stopped while it did.
-      if (stops_member(f) && f.hits(leg.member) && f.start_ns < leg.to_ns && end > leg.from_ns) holds = true;
+      if (stops_member(f) && f.hits(leg.member) && f.start_ns < leg.to_ns && end > leg.reached_ns) holds = true;
       // Its link held it: the fault was on when it was sent there.
       if (on_links(f) && !leg.sender.empty() && f.on_link(leg.sender, leg.member) && f.start_ns <= leg.from_ns &&
           end > leg.from_ns)
@@ -143,8 +152,8 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
     if (leg.out == nullptr) break;
     const RequestStep& step = *leg.out;
     // A member holds what it cannot serve while it knows no leader: say so where it did.
-    if (leg.to_ns - leg.from_ns >= kHeldLegNs)
-      if (std::string alone = member_without_leader_words(facts, leg.member, leg.from_ns, leg.to_ns, kHeldLegNs);
+    if (leg.to_ns - leg.reached_ns >= kHeldLegNs)
+      if (std::string alone = member_without_leader_words(facts, leg.member, leg.reached_ns, leg.to_ns, kHeldLegNs);
           !alone.empty())
         parts.push_back(alone + kHeldWithoutLeader);
     std::string s = leg.member + (step.appended() ? " appended it as entry " + std::to_string(step.index) + " of term " +

@@ -24,6 +24,7 @@ struct RequestLeg {
   std::string member;          // the member that had the request
   std::string sender;          // who sent it there: the client, or the member that passed it on
   std::int64_t from_ns = 0;    // sent to `member` (or appended, for the log leg)
+  std::int64_t reached_ns = 0; // when `member` had it: from_ns, or later when a cut link held it
   std::int64_t to_ns = 0;      // passed on, appended, or applied
   const RequestStep* out = nullptr;  // the step that ended the leg, or nullptr: it was applied
   bool in_log = false;         // the leg after the append: in `member`'s log as leader
