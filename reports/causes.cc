@@ -534,7 +534,11 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
       std::int64_t first_held_ns = by.sent_ns;
       for (const CallRecord* c : facts.calls_of(by.client, f->start_ns, by.sent_ns))
         if (c->member == by.member) first_held_ns = std::min(first_held_ns, c->sent_ns);
-      const std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, healed_ns);
+      std::int64_t retransmit_ns = next_tcp_retransmission_ns(first_held_ns, healed_ns);
+      // The history's record of the release, where there is one, says when it arrived.
+      if (const LinkEvent* record = link_hold_of(facts, by.client, by.member, by.sent_ns);
+          record != nullptr && !record->dead && record->at_ns >= healed_ns)
+        retransmit_ns = record->at_ns;
       if (applied_ns >= retransmit_ns && applied_ns - retransmit_ns < 200'000'000 &&
           retransmit_ns - healed_ns >= 300'000'000) {
         got_through_ns = retransmit_ns;
@@ -564,9 +568,11 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
         return !on_own_link(f) && f != loss_on_own_link && !f->open_end && f->end_ns < got_through_ns;
       });
     std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
-    h += held.empty() ? "; no fault was active on " + by.member + ", on " + by.client +
-                            "'s link to it or on the links between members in that time"
-                      : ": " + fault_clauses(held, 4);
+    // With its way recorded, what held it is known; a delay under a second is not the point.
+    if (!held.empty()) h += ": " + fault_clauses(held, 4);
+    else if (!legs.empty()) h += took_ns >= 1'000'000'000 ? "; no fault held it on its way" : "";
+    else h += "; no fault was active on " + by.member + ", on " + by.client +
+              "'s link to it or on the links between members in that time";
     if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
         applied_ns - last_cut_end_ns >= 500'000'000 &&
         facts.leaderless(last_cut_end_ns, applied_ns, 100'000'000).empty())
@@ -583,7 +589,7 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     }
     h += after_heal;
     // Where it went, after what held it on its way to its first member.
-    if (const std::string way = request_way_words(facts, legs, applied_ns); !way.empty()) h += "; " + way;
+    if (const std::string way = request_way_words(facts, legs, applied_ns, !held.empty()); !way.empty()) h += "; " + way;
     // Leaderless time counts only where the request could have been waiting for a leader:
     // after it got through, when TCP held it until then.
     const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;

@@ -1260,6 +1260,29 @@ TEST_CASE("a request's recorded way names what held it there, and not a cut that
   INFO(linked_words);
   CHECK(contains(linked_words, "member-2 passed it on to member-0, the leader it knew, at 2.800 s"));
   CHECK_FALSE(contains(linked_words, "knew no leader"));
+  // A reorder fault delays each message: a quick way it slowed names it; one no fault slowed
+  // says nothing of faults.
+  for (const bool reordered : {true, false}) {
+    HistoryBuilder quick;
+    const nlohmann::json reorder = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"symmetric", true}, {"duration_ms", 5000}, {"window_ms", 50}};
+    quick.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+    if (reordered) quick.fault("reorder", "start", ms_to_ns(1000), reorder);
+    quick.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 5}, {"request", "delete_range"}, {"member", "member-2"}});
+    quick.truth("member-2", "request-forwarded", ms_to_ns(1501), {{"member", 2}, {"to", 0}, {"cause", cause}});
+    quick.truth("member-0", "request-appended", ms_to_ns(1540), {{"member", 0}, {"term", 1}, {"index", 9}, {"cause", cause}});
+    quick.truth("etcd", "key-delete", ms_to_ns(1590), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+    if (reordered) quick.fault("reorder", "end", ms_to_ns(6000), reorder);
+    quick.sort_by_time();
+    const RunFacts quick_facts(quick.history);
+    ChangeCause given_up = parse_change_cause(cause);
+    given_up.abandoned_ns = ms_to_ns(1550);  // said only of a request given up, or a slow one
+    const std::string quick_words = request_delay_words(quick_facts, given_up, ms_to_ns(1590), held);
+    INFO(quick_words);
+    CHECK(contains(quick_words, "It took 90 ms from sending to applying"));
+    CHECK_FALSE(contains(quick_words, "no fault"));
+    CHECK(contains(quick_words, "reordered") == reordered);
+    CHECK(contains(quick_words, "passed it on") == reordered);
+  }
   // A leader deposed by a newer election, with no step-down of its own recorded, is not said to
   // have stepped down.
   HistoryBuilder deposed;

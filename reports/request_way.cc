@@ -11,10 +11,11 @@ namespace lockstep::reports {
 
 namespace {
 
-// A leg shorter than this held nothing worth naming (a message's way, an event's turn).
+// A leg at least this long is told even when no fault held it (a member without a leader).
 constexpr std::int64_t kHeldLegNs = 100'000'000;
-// An entry not committed within this was held from its majority.
-constexpr std::int64_t kHeldCommitNs = 500'000'000;
+// An entry not committed within this (a round trip takes a few milliseconds) was held from its
+// majority.
+constexpr std::int64_t kHeldCommitNs = 20'000'000;
 // A pause or crash that ended this shortly before a member's step is what it waited for.
 constexpr std::int64_t kWokeSlackNs = 5'000'000;
 
@@ -27,7 +28,8 @@ const LeaderTerm* leading_at(const RunFacts& facts, const std::string& member, s
 
 bool stops_member(const FaultBand& f) { return f.kind == "pause" || f.kind == "crash"; }
 bool on_links(const FaultBand& f) {
-  return (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") && !f.processes.empty();
+  // A reorder fault delays each message by up to its window.
+  return (f.kind == "partition" || f.kind == "delay" || f.kind == "loss" || f.kind == "reorder") && !f.processes.empty();
 }
 std::int64_t end_of(const RunFacts& facts, const FaultBand& f) { return f.open_end ? facts.end_ns() : f.end_ns; }
 
@@ -108,7 +110,7 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
       if (leg.in_log) {
         // Until committed, the entry needs a majority: the leader and the members it
         // replicates to, over the links between them.
-        // A wait of a heartbeat or so is replication's own pace; only a longer one was held.
+        // A wait of a round trip is replication's own pace; only a longer one was held.
         const std::int64_t wait_end = commit_wait_end(facts, leg);
         if (wait_end - leg.from_ns < kHeldCommitNs || f.start_ns >= wait_end || end <= leg.from_ns) continue;
         const auto other_member = [&](const std::string& p) { return p != leg.member && p.rfind("member-", 0) == 0; };
@@ -118,7 +120,6 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
             holds = holds || (other_member(p) && (f.on_link(leg.member, p) || f.on_link(p, leg.member)));
         continue;
       }
-      if (leg.to_ns - leg.from_ns < kHeldLegNs) continue;
       // The member that had it was stopped while it did.
       if (stops_member(f) && f.hits(leg.member) && f.start_ns < leg.to_ns && end > leg.reached_ns) holds = true;
       // Its link held it: the fault was on when it was sent there.
@@ -131,7 +132,8 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
   return held;
 }
 
-std::string request_way_words(const RunFacts& facts, const std::vector<RequestLeg>& legs, std::int64_t applied_ns) {
+std::string request_way_words(const RunFacts& facts, const std::vector<RequestLeg>& legs, std::int64_t applied_ns,
+                              bool held) {
   if (legs.empty()) return "";
   // One quick step (appended at once by the member it was sent to) says nothing new.
   const bool long_leg = std::any_of(legs.begin(), legs.end(), [](const RequestLeg& l) {
@@ -146,7 +148,7 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
       down != nullptr && down->args.is_object() && down->args.contains("commit_index") &&
       int_of(down->args, "commit_index") >= legs[legs.size() - 2].out->index)
     stepped_down = false;
-  if (legs.size() <= 2 && !long_leg && !stepped_down) return "";
+  if (!held && !long_leg && !stepped_down) return "";
   std::vector<std::string> parts;
   for (const RequestLeg& leg : legs) {
     if (leg.out == nullptr) break;

@@ -40,8 +40,10 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
 // The way in words: "member-2 passed it on at 14.591 s to member-0, the leader it knew; member-0
 // passed it on at 23.200 s, when its pause ended, to member-1; member-1 appended it at 26.500 s,
 // when its pause ended, as entry 124 of term 2, and stepped down at 26.502 s before committing
-// it; member-1 committed it as leader of term 14, elected at 35.225 s". Legs of under
-// `min_leg_ns` and a way of one quick step say nothing; "" when nothing is worth saying.
-std::string request_way_words(const RunFacts& facts, const std::vector<RequestLeg>& legs, std::int64_t applied_ns);
+// it; member-1 committed it as leader of term 14, elected at 35.225 s". Said only when a fault
+// held it (`held`), a member had it a tenth of a second or more, or its leader stepped down
+// before committing it; else "".
+std::string request_way_words(const RunFacts& facts, const std::vector<RequestLeg>& legs, std::int64_t applied_ns,
+                              bool held);
 
 }  // namespace lockstep::reports
