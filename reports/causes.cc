@@ -595,6 +595,9 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     const std::int64_t waiting_from_ns = got_through_ns >= 0 ? got_through_ns : by.sent_ns;
     if (const std::string gaps = leaderless_during(facts, waiting_from_ns, applied_ns); !gaps.empty())
       h += "; " + gaps;
+    // A recorded way that nothing held, quick and told nothing of: not worth a sentence.
+    if (!legs.empty() && took_ns < 1'000'000'000 && h == "It took " + format_duration(took_ns) + " from sending to applying")
+      return "";
     return h + ".";
   }
   held.clear();
