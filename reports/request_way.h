@@ -5,11 +5,12 @@
 // Contract: the way is cut into legs, each with the member that had the request and when: from
 // its sending, at the member it was sent to; after each pass-on, at the member it was passed to;
 // after its append, in the appending leader's log until it was applied. A fault is said to have
-// held the request only where it could: a pause or crash of a leg's member during the leg; a
-// cut, delay or loss of the leg's link (the client's to its member, or the passing member's to
-// the next) when the request was sent on it; while it was in a leader's log and not yet
-// committed, a pause or crash of that leader, of the members it needed for a majority, and
-// faults on its links to them. Nothing is said of a request whose steps are not recorded.
+// held the request only where it could: a pause or crash of a leg's member while it had the
+// request (after any cut link delivered it); a cut, delay, loss or reorder of the leg's link (the
+// client's to its member, or the passing member's to the next) when the request was sent on it;
+// while it was in a leader's log and not committed within a round trip, a pause or crash of that
+// leader or of the other members, and faults on its links to them (it needed a majority).
+// Nothing is said of a request whose steps are not recorded.
 #pragma once
 
 #include <cstdint>
