@@ -13,7 +13,6 @@ namespace lockstep::reports {
 
 namespace {
 
-bool is_member(const std::string& process) { return process.rfind("member-", 0) == 0; }
 
 // Faults that can keep a client's keep-alives from renewing its lease: on the client itself,
 // on the members it called (or the leader), or on links among these only. Duplication and
@@ -568,6 +567,7 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
         return !on_own_link(f) && f != loss_on_own_link && !f->open_end && f->end_ns < got_through_ns;
       });
     std::string h = "It took " + format_duration(took_ns) + " from sending to applying";
+    const std::size_t bare_size = h.size();
     // With its way recorded, what held it is known; a delay under a second is not the point.
     if (!held.empty()) h += ": " + fault_clauses(held, 4);
     else if (!legs.empty()) h += took_ns >= 1'000'000'000 ? "; no fault held it on its way" : "";
@@ -579,14 +579,15 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
       after_heal = "; it got through " + format_duration(applied_ns - last_cut_end_ns) +
                    " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
                    "while a link stays cut";
-    // A fault on the leader of the moment, not the member called: say why it mattered.
-    for (const auto& t : facts.truth().leaders) {
-      if (!legs.empty()) break;
-      if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
-      if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
-        h += " (" + t.member + " led the cluster when it was sent: " + by.member +
-             " would pass the request on to it)";
-    }
+    // A fault on the leader of the moment, not the member called: say why it mattered (a
+    // recorded way says where the request went instead).
+    if (legs.empty())
+      for (const auto& t : facts.truth().leaders) {
+        if (!(t.start_ns <= by.sent_ns && by.sent_ns < t.end_ns) || t.member == by.member) continue;
+        if (std::any_of(held.begin(), held.end(), [&](const FaultBand* f) { return f->hits(t.member); }))
+          h += " (" + t.member + " led the cluster when it was sent: " + by.member +
+               " would pass the request on to it)";
+      }
     h += after_heal;
     // Where it went, after what held it on its way to its first member.
     if (const std::string way = request_way_words(facts, legs, applied_ns, !held.empty()); !way.empty()) h += "; " + way;
@@ -596,8 +597,7 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     if (const std::string gaps = leaderless_during(facts, waiting_from_ns, applied_ns); !gaps.empty())
       h += "; " + gaps;
     // A recorded way that nothing held, quick and told nothing of: not worth a sentence.
-    if (!legs.empty() && took_ns < 1'000'000'000 && h == "It took " + format_duration(took_ns) + " from sending to applying")
-      return "";
+    if (!legs.empty() && took_ns < 1'000'000'000 && h.size() == bare_size) return "";
     return h + ".";
   }
   held.clear();

@@ -11,8 +11,6 @@ namespace lockstep::reports {
 
 namespace {
 
-bool is_member(const std::string& process) { return process.rfind("member-", 0) == 0; }
-
 std::string times_words(std::size_t n) {
   return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }
@@ -42,6 +40,13 @@ std::vector<std::pair<std::int64_t, std::int64_t>> whole_leaderless_spans(const 
     if (std::find(spans.begin(), spans.end(), span) == spans.end()) spans.push_back(span);
   }
   return spans;
+}
+
+std::string higher_term_words(const HistoryEvent& step_down) {
+  const std::string from = member_of(step_down.args, "from");
+  if (text_of(step_down.args, "reason") != "higher-term" || from.empty()) return "";
+  return "on seeing term " + std::to_string(int_of(step_down.args, "new_term")) + " in " + from + "'s " +
+         text_of(step_down.args, "message", "message");
 }
 
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::vector<const FaultBand*>* named) {
@@ -76,8 +81,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   const std::string from = "member-" + std::to_string(from_index->get<std::int64_t>());
   if (reason == "hand-over") return term.member + " handed its leadership over to " + from + " at " + at;
   if (reason != "higher-term") return "";
-  std::string s = term.member + " stepped down at " + at + " on seeing term " +
-                  std::to_string(int_of(e->args, "new_term")) + " in " + from + "'s " + text_of(e->args, "message", "message");
+  std::string s = term.member + " stepped down at " + at + " " + higher_term_words(*e);
   // Why the other member's term was newer: it could not hear this leader (cut off, paused,
   // crashed), so it campaigned.
   std::vector<std::string> context;

@@ -35,6 +35,9 @@ std::string leaderless_span_words(const RunFacts& facts,
 // The faults named are added to `named` when it is not null.
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term,
                             std::vector<const FaultBand*>* named = nullptr);
+// "on seeing term 2 in member-1's append": why a leader-stepped-down event's leader stepped down,
+// when it saw a higher term in another member's message; "" for any other reason.
+std::string higher_term_words(const HistoryEvent& step_down);
 // "member-0 knew no leader from 23.201 s (it took up term 6 from member-2's append-reply) to
 // 35.225 s": the spans
 // of at least `min_ns` within [from_ns, to_ns] in which `member` knew no leader, each said whole,

@@ -33,6 +33,8 @@ bool flag_of(const nlohmann::json& j, const char* field) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
+bool is_member(const std::string& process) { return process.rfind("member-", 0) == 0; }
+
 std::string member_of(const nlohmann::json& j, const char* field) {
   if (!j.is_object() || !j.contains(field)) return "";
   const auto& v = j[field];

@@ -176,16 +176,17 @@ std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int
   }
   // The longest operation of the hold, when it took a second or more: what stretched it.
   const HistoryEvent* longest = nullptr;
-  const HistoryEvent* longest_end = nullptr;
+  const HistoryEvent* longest_end = nullptr;  // its completion, or nullptr: still open
+  std::int64_t longest_ns = 1'000'000'000 - 1;
   for (std::size_t i = static_cast<std::size_t>(std::max<std::int64_t>(h.start_event, 0)); i < facts.history().events.size(); ++i) {
     const HistoryEvent& e = facts.history().events[i];
     if (e.true_ns > end_ns) break;
     if (e.kind != EventKind::invoke || e.process != h.process || e.op == "acquire" || e.op == "release") continue;
     const HistoryEvent* done = facts.completion_of(static_cast<std::int64_t>(i));
-    const std::int64_t took_ns = (done != nullptr ? done->true_ns : end_ns) - e.true_ns;
-    if (took_ns >= 1'000'000'000 && (longest == nullptr || took_ns > (longest_end != nullptr ? longest_end->true_ns : end_ns) - longest->true_ns)) {
+    if (const std::int64_t took_ns = (done != nullptr ? done->true_ns : end_ns) - e.true_ns; took_ns > longest_ns) {
       longest = &e;
       longest_end = done;
+      longest_ns = took_ns;
     }
   }
   if (longest != nullptr) {
@@ -246,19 +247,20 @@ std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead
            ", was still waiting" +
            (done == nullptr ? std::string()
                             : " (it ended " + std::string(event_kind_name(done->kind)) + " at " + format_seconds(done->true_ns) + ")");
+      break;  // a client has one acquire open at a time
     }
   std::string held_words;  // what held the deleting request, as a sentence of its own
   if (!stayed) {
     s += "; the key was deleted" + deletion_words(ahead);
     const ChangeCause& by = ahead.deleted_by;
-    std::vector<const FaultBand*> held;
-    // Its way recorded: what held it on that way.
-    if (by.kind == "request" && !request_legs(facts, by, ahead.end_ns).empty())
+    if (by.kind == "request" && !request_legs(facts, by, ahead.end_ns).empty()) {
+      // Its way recorded: what held it on that way.
+      std::vector<const FaultBand*> held;
       held_words = request_delay_words(facts, by, ahead.end_ns, held);
-    // Else what first held it: a pause or crash, when it was sent, of the member it went to or
-    // of the leader then (a member passes a write on to the leader). Where it went after is
-    // not known, so nothing later is blamed.
-    if (held_words.empty() && by.kind == "request" && by.sent_ns >= 0 && ahead.end_ns - by.sent_ns >= 1'000'000'000) {
+    } else if (by.kind == "request" && by.sent_ns >= 0 && ahead.end_ns - by.sent_ns >= 1'000'000'000) {
+      // Else what first held it: a pause or crash, when it was sent, of the member it went to
+      // or of the leader then (a member passes a write on to the leader). Where it went after
+      // is not known, so nothing later is blamed.
       std::set<std::string> first_stops = {by.member};
       std::string leader_then;
       for (const auto& t : facts.truth().leaders)

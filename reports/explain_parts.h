@@ -59,6 +59,8 @@ std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fal
 std::string text_of(const nlohmann::json& j, const char* field, const std::string& fallback = "");
 // A json boolean field, or false (absent, or of another type).
 bool flag_of(const nlohmann::json& j, const char* field);
+// Whether a process name is an etcd member's ("member-2").
+bool is_member(const std::string& process);
 // "member-2" for a json integer field holding a member's index, or "" when absent.
 std::string member_of(const nlohmann::json& j, const char* field);
 

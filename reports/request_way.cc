@@ -59,14 +59,10 @@ std::string own_step_down_words(const RunFacts& facts, const std::string& member
       down = &e;
   }
   if (down == nullptr) return "";
-  std::string s = "it had stepped down at " + format_seconds(down->true_ns);
-  const std::string reason = text_of(down->args, "reason");
-  if (reason == "check-quorum") return s + " by check-quorum";
-  const std::string from = member_of(down->args, "from");
-  if (reason == "higher-term" && !from.empty())
-    s += ", on seeing term " + std::to_string(int_of(down->args, "new_term")) + " in " + from + "'s " +
-         text_of(down->args, "message", "message");
-  return s;
+  const std::string s = "it had stepped down at " + format_seconds(down->true_ns);
+  if (text_of(down->args, "reason") == "check-quorum") return s + " by check-quorum";
+  const std::string why = higher_term_words(*down);
+  return why.empty() ? s : s + ", " + why;
 }
 
 }  // namespace
@@ -113,7 +109,7 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
         // A wait of a round trip is replication's own pace; only a longer one was held.
         const std::int64_t wait_end = commit_wait_end(facts, leg);
         if (wait_end - leg.from_ns < kHeldCommitNs || f.start_ns >= wait_end || end <= leg.from_ns) continue;
-        const auto other_member = [&](const std::string& p) { return p != leg.member && p.rfind("member-", 0) == 0; };
+        const auto other_member = [&](const std::string& p) { return p != leg.member && is_member(p); };
         if (stops_member(f)) holds = holds || f.hits(leg.member) || std::any_of(f.processes.begin(), f.processes.end(), other_member);
         else if (on_links(f))
           for (const std::string& p : f.processes)

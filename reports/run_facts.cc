@@ -201,7 +201,7 @@ const DroppedProposal* RunFacts::dropped_proposal(const std::string& client, std
 std::set<std::string> RunFacts::members() const {
   std::set<std::string> members;
   const auto add = [&](const std::string& p) {
-    if (p.rfind("member-", 0) == 0) members.insert(p);
+    if (is_member(p)) members.insert(p);
   };
   for (const auto& f : faults_)
     for (const auto& p : f.processes) add(p);
