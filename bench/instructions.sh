@@ -30,7 +30,7 @@ count() {
   local glob=$1
   shift
   valgrind --tool=callgrind --trace-children=yes --toggle-collect="$glob" --callgrind-out-file="$work/out" \
-    "$binary" bench --no-checker "$@" >"$work/figures" 2>"$work/valgrind"
+    "$binary" bench --no-checker --kv-runs 1 "$@" >"$work/figures" 2>"$work/valgrind"
   awk '/^totals:/ {print $2}' "$work/out"
 }
 

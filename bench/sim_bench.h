@@ -4,10 +4,14 @@
 //   sim_kv_requests_per_cpu_second  KV requests (put and range, alternating) completed per
 //                                   CPU second by clients hammering a simulated 3-member
 //                                   cluster (a request: client -> member -> raft -> reply);
-//                                   `lockstep bench --kv-clients N` sets their number
+//                                   `lockstep bench --kv-clients N` sets their number. The
+//                                   median of `--kv-runs` runs (sim_kv_runs), with the
+//                                   slowest and fastest (_min, _max)
 //   sim_kv_requests_per_cpu_second_recorded
 //                                   the same load with every client's KV calls recorded into a
-//                                   history (kv-send, kv-end), as a `lockstep run` records them
+//                                   history (kv-send, kv-end) with the simulator's records of
+//                                   what the cluster did (each write's way through raft, its
+//                                   key's change), as a `lockstep run` records them (median of as many runs, taken in turn with the others)
 //   sim_kv_events_per_request,      world events and network messages per KV request, and
 //   sim_kv_messages_per_request,    events per CPU second: where a request's cost goes
 //   sim_events_per_cpu_second
@@ -36,6 +40,7 @@ namespace lockstep {
 struct SimBenchOptions {
   int kv_clients = 16;
   double kv_simulated_seconds = 60;
+  int kv_runs = 5;
   std::uint64_t standard_seeds = 20;
 };
 

@@ -21,6 +21,7 @@ struct BenchArgs {
   std::uint64_t seeds = 20;
   double kv_seconds = 60;
   int kv_clients = 16;
+  int kv_runs = 5;
   std::string checker_data;
   bool no_checker = false;
   std::string backend = "sim";
@@ -37,6 +38,7 @@ int bench_main(const BenchArgs& args) {
   o.standard_seeds = args.seeds;
   o.kv_simulated_seconds = args.kv_seconds;
   o.kv_clients = args.kv_clients;
+  o.kv_runs = args.kv_runs;
   // Checked before the simulator's figures, which take a while: an empty or wrong directory
   // would otherwise give checker figures of 0 files.
   const std::string dir = args.checker_data.empty() ? default_checker_data_dir() : args.checker_data;
@@ -77,6 +79,10 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--kv-clients", a->kv_clients, "Clients of the KV load, each with one request in flight")
       ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--kv-runs", a->kv_runs,
+                  "Runs of the KV load, plain and recorded in turn; its figures are their medians")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--checker-data", a->checker_data,
                   "Porcupine test data for the checker figures (default: the source tree's)")
