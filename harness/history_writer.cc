@@ -5,23 +5,25 @@
 namespace lockstep {
 
 HistoryEvent& HistoryWriter::append(std::int64_t true_ns, const std::string& process,
-                                    EventKind kind, const std::string& op) {
-  HistoryEvent e;
-  e.index = static_cast<std::int64_t>(history_.events.size());
-  e.process = process;
-  e.kind = kind;
-  e.op = op;
-  e.true_ns = true_ns;
-  history_.events.push_back(std::move(e));
-  return history_.events.back();
+                                    EventKind kind, const std::string& op, nlohmann::json args) {
+  // Built with its args: a default event's empty args object would be allocated only to be
+  // replaced (a run records an event or more for every request).
+  return history_.events.emplace_back(HistoryEvent{
+      .index = static_cast<std::int64_t>(history_.events.size()),
+      .process = process,
+      .kind = kind,
+      .op = op,
+      .args = args.is_null() ? nlohmann::json::object() : std::move(args),
+      .result = nlohmann::json::object(),
+      .true_ns = true_ns,
+      .local_ns = std::nullopt});
 }
 
 void HistoryWriter::invoke(std::int64_t true_ns, const std::string& process,
                            const std::string& op, nlohmann::json args, Duration local) {
   if (!open_ops_.emplace(process, op).second)
     throw std::logic_error("history: " + process + " invoked " + op + " with an operation open");
-  HistoryEvent& e = append(true_ns, process, EventKind::invoke, op);
-  if (!args.is_null()) e.args = std::move(args);
+  HistoryEvent& e = append(true_ns, process, EventKind::invoke, op, std::move(args));
   e.local_ns = local.count();
 }
 
@@ -49,14 +51,12 @@ void HistoryWriter::complete_open(std::int64_t true_ns, const std::string& proce
 
 void HistoryWriter::record(std::int64_t true_ns, const std::string& process, EventKind kind,
                            const std::string& op, nlohmann::json args) {
-  HistoryEvent& e = append(true_ns, process, kind, op);
-  if (!args.is_null()) e.args = std::move(args);
+  append(true_ns, process, kind, op, std::move(args));
 }
 
 void HistoryWriter::trace(std::int64_t true_ns, const std::string& process,
                           Duration local_monotonic, const std::string& message) {
-  HistoryEvent& e = append(true_ns, process, EventKind::trace, "trace");
-  e.args = {{"message", message}};
+  HistoryEvent& e = append(true_ns, process, EventKind::trace, "trace", {{"message", message}});
   e.local_ns = local_monotonic.count();
 }
 

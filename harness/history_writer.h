@@ -41,8 +41,9 @@ class HistoryWriter {
   History& history() { return history_; }
 
  private:
+  // Appends an event with `args` (an empty object when null) and an empty result.
   HistoryEvent& append(std::int64_t true_ns, const std::string& process, EventKind kind,
-                       const std::string& op);
+                       const std::string& op, nlohmann::json args = nullptr);
 
   History history_;
   std::map<std::string, std::string> open_ops_;  // process -> op name

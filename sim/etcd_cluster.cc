@@ -238,15 +238,19 @@ void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entr
 
 void EtcdCluster::report_request_forwarded(int member_index, int to, const LogEntry& entry) {
   if (!records_details() || entry.client_call.call_id == 0) return;
+  JsonObject args;  // members in key order (see JsonObject)
+  args.add("cause", cause_of(entry)).add("member", member_index).add("to", to);
   world_.record_truth(world_.process(member(member_index).pid()).name, "request-forwarded",
-                      {{"member", member_index}, {"to", to}, {"cause", cause_of(entry)}});
+                      std::move(args).take());
 }
 
 void EtcdCluster::report_request_appended(int member_index, std::uint64_t term, std::uint64_t index,
                                           const LogEntry& entry) {
   if (!records_details() || entry.client_call.call_id == 0) return;
+  JsonObject args;  // members in key order (see JsonObject)
+  args.add("cause", cause_of(entry)).add("index", index).add("member", member_index).add("term", term);
   world_.record_truth(world_.process(member(member_index).pid()).name, "request-appended",
-                      {{"member", member_index}, {"term", term}, {"index", index}, {"cause", cause_of(entry)}});
+                      std::move(args).take());
 }
 
 void EtcdCluster::report_request_cancelled(int member_index, const ReplyRoute& call, bool started) {
