@@ -1079,6 +1079,34 @@ TEST_CASE("a long leaderless span says why no leader was elected sooner") {
   CHECK(!contains(clipped, "won"));
 }
 
+// A vote request that a `duplicate` fault delivered twice is refused twice, but it is one
+// request of one campaign: three campaigns are "all three" refused, not four.
+TEST_CASE("a duplicated vote request counts once among a campaign's refusals") {
+  HistoryBuilder b;
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 2}});
+  b.truth("member-1", "leader-stepped-down", ms_to_ns(1000), {{"member", 1}, {"term", 2}, {"reason", "check-quorum"}});
+  for (int i = 0; i < 3; ++i) {
+    const std::int64_t at = ms_to_ns(2000 + 1500 * i);
+    b.truth("member-2", "campaign", at, {{"member", 2}, {"term", 3 + i}, {"last_index", 120}, {"last_term", 2}});
+    // The second campaign's request came twice: the copy found the term adopted already.
+    for (int copy = 0; copy < (i == 1 ? 2 : 1); ++copy)
+      b.truth("member-1", "vote-refused", at + ms_to_ns(1 + copy),
+              {{"member", 1}, {"candidate", 2}, {"term", 3 + i}, {"reason", "log-behind"}, {"adopted_term", copy == 0},
+               {"candidate_last_index", 120}, {"candidate_last_term", 2}, {"last_index", 125}, {"last_term", 2}});
+  }
+  b.truth("member-1", "campaign", ms_to_ns(7000), {{"member", 1}, {"term", 6}, {"last_index", 125}, {"last_term", 2}});
+  b.truth("member-1", "leader-elected", ms_to_ns(7002), {{"member", 1}, {"term", 6}});
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  REQUIRE(facts.vote_refusals().size() == 4);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 refused all "
+                        "three because member-2's log was behind its own (last entries: index 120 of term 2 against "
+                        "index 125 of term 2; each request's newer term restarted member-1's election timer)"));
+  CHECK(!contains(words, "four"));
+}
+
 // Keep-alives sent to a member that knew no leader (it campaigned) and whose links with the
 // lessor lost what they held: said of that member, with the campaigns and the dead connection.
 TEST_CASE("keep-alives held at a member that knew no leader say so") {

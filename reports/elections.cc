@@ -156,17 +156,20 @@ const LinkEvent* late_request_of(const RunFacts& facts, const VoteRefusal& v) {
 }
 
 // "member-1 refused all 5 because member-2's log was behind its own (...)": what `voter` did
-// with the vote requests of `candidate`'s `campaigns`, from its recorded refusals, or "" when it
-// refused none. One clause, its reasons listed with commas.
+// with the vote requests of `candidate`'s `campaigns` (one request a campaign), from its
+// recorded refusals, or "" when it refused none. One clause, its reasons listed with commas.
 std::string refusal_words(const RunFacts& facts, const std::string& voter, const std::string& candidate,
                           const std::vector<const Campaign*>& campaigns, std::int64_t from_ns, std::int64_t to_ns) {
   std::vector<std::string> reasons;
   for (const char* reason : {"leader-lease", "stale-term", "log-behind", "voted"}) {
+    // One refusal per campaign: a duplicated vote request (a `duplicate` fault) is refused once
+    // per copy, but it is one request; its first refusal stands for it.
     std::vector<const VoteRefusal*> mine;
     for (const VoteRefusal& v : facts.vote_refusals())
       if (v.member == voter && v.candidate == candidate && v.reason == reason && v.at_ns >= from_ns &&
           v.at_ns <= to_ns &&
-          std::any_of(campaigns.begin(), campaigns.end(), [&](const Campaign* c) { return c->term == v.term; }))
+          std::any_of(campaigns.begin(), campaigns.end(), [&](const Campaign* c) { return c->term == v.term; }) &&
+          std::none_of(mine.begin(), mine.end(), [&](const VoteRefusal* m) { return m->term == v.term; }))
         mine.push_back(&v);
     if (mine.empty()) continue;
     const std::string how_many =
