@@ -357,14 +357,17 @@ bool unseen_renewal(const RunFacts& facts, const HistoryEvent& renewal) {
 
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns) {
+  // The last renewal, and the last its client never saw: only when they are the same moment is
+  // the lease's last renewal one its client never saw (several held keep-alives arrive together).
   const HistoryEvent* last = nullptr;
+  std::int64_t last_renewal_ns = -1;
   for (const auto& e : facts.history().events) {
     if (e.true_ns > until_ns) break;
-    if (e.kind == EventKind::truth && e.op == "lease-renewed" && int_of(e.args, "lease") == lease &&
-        unseen_renewal(facts, e))
-      last = &e;
+    if (e.kind != EventKind::truth || e.op != "lease-renewed" || int_of(e.args, "lease") != lease) continue;
+    last_renewal_ns = e.true_ns;
+    if (unseen_renewal(facts, e)) last = &e;
   }
-  if (last == nullptr) return "";
+  if (last == nullptr || last->true_ns != last_renewal_ns) return "";
   if (renewed_ns != nullptr) *renewed_ns = last->true_ns;
   const ChangeCause c = cause_of(*last);
   std::string s = "for a keep-alive that " + c.client + " had sent";

@@ -40,10 +40,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
 // Whether a lease-renewed truth event is a renewal its client never saw: by a keep-alive it
 // had already given up on, or whose call ended without an answer (histories that record calls).
 bool unseen_renewal(const RunFacts& facts, const HistoryEvent& renewal);
-// The last renewal of `lease` at or before `until_ns` that its client never saw (a
-// "lease-renewed" truth event, unseen_renewal), as a clause: "for a keep-alive that client-0
-// had sent to member-1 at 30.000 s (call 62) and given up at 35.000 s", or "..., whose answer it
-// never had (the call ended deadline at 28.000 s)"; "" when none.
+// The last renewal of `lease` at or before `until_ns` (a "lease-renewed" truth event), when its
+// client never saw it (unseen_renewal), as a clause: "for a keep-alive that client-0 had sent to
+// member-1 at 30.000 s (call 62) and given up at 35.000 s", or "..., whose answer it never had
+// (the call ended deadline at 28.000 s)"; "" when there is none or its client saw it (an earlier
+// unseen renewal is not the last: a later keep-alive answered renewed it again).
 std::string unseen_renewal_words(const RunFacts& facts, std::int64_t lease, std::int64_t until_ns,
                                  std::int64_t* renewed_ns = nullptr);
 

@@ -658,6 +658,23 @@ TEST_CASE("liveness: a lease a keep-alive renewed after its client gave it up sa
                        "would stay until it did."));
 }
 
+// A renewal its client never saw, then a keep-alive answered that renewed the lease again: the
+// last renewal is the answered one, so the late one is not said to be the last.
+TEST_CASE("liveness: a late renewal followed by an answered keep-alive is not called the last") {
+  const std::string text = late_renewal_story([](HistoryBuilder& b) {
+    b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(9200),
+          {{"call", 3}, {"request", "lease_keep_alive"}, {"member", "member-0"}, {"lease", 77}});
+    b.truth("member-0", "lease-renewed", ms_to_ns(9201),
+            {{"lease", 77}, {"leader", "member-0"},
+             {"cause", request_cause("client-0", 3, "lease_keep_alive", ms_to_ns(9200), "member-0")}});
+    b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(9202), {{"call", 3}, {"outcome", "ok"}});
+  });
+  INFO(text);
+  CHECK(contains(text, "its lease 4d had not expired when the history ended, and the key would stay until it did."));
+  CHECK(!contains(text, "last renewed at 9.000 s"));
+  CHECK(!contains(text, "given up at 7.000 s"));
+}
+
 TEST_CASE("liveness: a late renewal names the fault that held its keep-alive") {
   const std::string text = late_renewal_story([](HistoryBuilder& b) {
     const nlohmann::json cut = {{"from", {"client-0"}}, {"to", {"member-1"}}, {"symmetric", true}, {"duration_ms", 6000}};

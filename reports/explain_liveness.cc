@@ -35,8 +35,10 @@ std::string last_renewal_words(const RunFacts& facts, const std::string& client,
   const std::int64_t renewed_ns = lease.expiry.renewed_ns;
   if (renewed_ns < 0) return "";
   std::string s = ", having last renewed it at " + format_seconds(renewed_ns);
-  if (const std::string unseen = unseen_renewal_words(facts, lease.lease, *lease.expired_ns, nullptr);
-      !unseen.empty())
+  // The keep-alive named is the one that made that renewal (not a new leader's extension).
+  std::int64_t unseen_ns = -1;
+  if (const std::string unseen = unseen_renewal_words(facts, lease.lease, *lease.expired_ns, &unseen_ns);
+      !unseen.empty() && unseen_ns == renewed_ns)
     return s + ", " + unseen;
   if (const std::string late = late_renewal_words(facts, client, lease.lease, renewed_ns); !late.empty())
     return s + ", " + late;
