@@ -181,10 +181,10 @@ std::vector<BenchFigure> run_sim_bench(const SimBenchOptions& o) {
     cpu0 = thread_cpu_seconds();
     const KvLoad recorded = simulate_recorded_kv_load(o.kv_clients, kv_length);
     recorded_rates.push_back(static_cast<double>(recorded.requests) / (thread_cpu_seconds() - cpu0));
-    if (run == 0) first.requests = load.requests;
+    const std::uint64_t expected = run == 0 ? load.requests : first.requests;
     for (const std::uint64_t completed : {load.requests, recorded.requests})
-      if (completed != first.requests)
-        throw std::logic_error("bench: the same KV load completed " + std::to_string(first.requests) +
+      if (completed != expected)
+        throw std::logic_error("bench: the same KV load completed " + std::to_string(expected) +
                                " requests in one run and " + std::to_string(completed) +
                                " in another (the simulator is not deterministic)");
     if (run == 0) first = std::move(load);

@@ -5,16 +5,17 @@
 namespace lockstep {
 
 HistoryEvent& HistoryWriter::append(std::int64_t true_ns, const std::string& process,
-                                    EventKind kind, const std::string& op, nlohmann::json args) {
-  // Built with its args: a default event's empty args object would be allocated only to be
-  // replaced (a run records an event or more for every request).
+                                    EventKind kind, const std::string& op, nlohmann::json args,
+                                    nlohmann::json result) {
+  // Built with its args and result: a default event's empty objects would be allocated only to
+  // be replaced (a run records an event or more for every request).
   return history_.events.emplace_back(HistoryEvent{
       .index = static_cast<std::int64_t>(history_.events.size()),
       .process = process,
       .kind = kind,
       .op = op,
       .args = args.is_null() ? nlohmann::json::object() : std::move(args),
-      .result = nlohmann::json::object(),
+      .result = result.is_null() ? nlohmann::json::object() : std::move(result),
       .true_ns = true_ns,
       .local_ns = std::nullopt});
 }
@@ -34,8 +35,7 @@ void HistoryWriter::complete(std::int64_t true_ns, const std::string& process, E
     throw std::logic_error("history: " + process + " completed an operation it did not invoke");
   const std::string op = it->second;
   open_ops_.erase(it);
-  HistoryEvent& e = append(true_ns, process, kind, op);
-  if (!result.is_null()) e.result = std::move(result);
+  HistoryEvent& e = append(true_ns, process, kind, op, nullptr, std::move(result));
   e.local_ns = local.count();
 }
 
@@ -45,8 +45,7 @@ void HistoryWriter::complete_open(std::int64_t true_ns, const std::string& proce
   if (it == open_ops_.end()) return;
   const std::string op = it->second;
   open_ops_.erase(it);
-  HistoryEvent& e = append(true_ns, process, EventKind::info, op);
-  e.result = {{"error", why}};
+  append(true_ns, process, EventKind::info, op, nullptr, {{"error", why}});
 }
 
 void HistoryWriter::record(std::int64_t true_ns, const std::string& process, EventKind kind,

@@ -41,9 +41,10 @@ class HistoryWriter {
   History& history() { return history_; }
 
  private:
-  // Appends an event with `args` (an empty object when null) and an empty result.
+  // Appends an event with `args` and `result` (each an empty object when null).
   HistoryEvent& append(std::int64_t true_ns, const std::string& process, EventKind kind,
-                       const std::string& op, nlohmann::json args = nullptr);
+                       const std::string& op, nlohmann::json args = nullptr,
+                       nlohmann::json result = nullptr);
 
   History history_;
   std::map<std::string, std::string> open_ops_;  // process -> op name
