@@ -255,10 +255,35 @@ TEST_CASE("when both grants had no key behind them, both are said") {
   CHECK(contains(text, "client-4 sent 1 request between its key's deletion at 3.009 s and the grant at 9.000 s: "
                        "range of /l/client-1 (call 2, at 5.000 s); none of them read its own key."));
   CHECK(contains(text, "The last lock key ahead of client-4's own (revision 5) deleted while it waited was "
-                       "client-1's key /l/client-1 (revision 2), at 3.006 s with its lease, 5.994 s before the grant."));
+                       "client-1's key /l/client-1 (revision 2), at 3.006 s with its lease, 5.994 s before the grant; "
+                       "member-0's lessor had last renewed the lease at 1.000 s (its grant)."));
   CHECK(contains(text, "client-1's own lock key /l/client-1 (revision 2) was gone too when it was granted at 9.001 s: "
                        "deleted at 3.006 s with its lease. Neither holder's key existed."));
   CHECK(cause.value("later_key_gone", "") == "/l/client-1");
+}
+
+// Why the key ahead went when it did: its holder crashed while it stood, and the lease lived
+// out its TTL from its last renewal. Not said when a newer leader was elected before the
+// revoke committed: the revoking lessor's last renewal was then not the cluster's.
+TEST_CASE("the key ahead that went with its lease says its holder's crash and the lease's last renewal") {
+  HistoryBuilder crashed;
+  crashed.history = two_grants_without_keys(true);
+  crashed.truth("member-0", "lease-granted", ms_to_ns(1000), {{"lease", 11}, {"ttl_seconds", 2}});
+  crashed.fault("crash", "start", ms_to_ns(2000), {{"targets", {"client-1"}}, {"duration_ms", 100}, {"start_ms", 2000}});
+  crashed.sort_by_time();
+  const std::string text = mutex_story(crashed.history);
+  INFO(text);
+  CHECK(contains(text, "at 3.006 s with its lease, 5.994 s before the grant; client-1 had crashed at 2.000 s, and "
+                       "member-0's lessor had last renewed the lease at 1.000 s (its grant), with a TTL of 2 s."));
+
+  HistoryBuilder deposed;
+  deposed.history = two_grants_without_keys(true);
+  deposed.truth("member-1", "leader-elected", ms_to_ns(2500), {{"member", 1}, {"term", 2}});
+  deposed.sort_by_time();
+  const std::string after_election = mutex_story(deposed.history);
+  INFO(after_election);
+  CHECK(contains(after_election, "at 3.006 s with its lease, 5.994 s before the grant."));
+  CHECK(!contains(after_election, "lessor had last renewed the lease"));
 }
 
 TEST_CASE("a waiter granted after its key went without any request says it read nothing") {

@@ -143,6 +143,34 @@ nlohmann::json overwritten(const RunFacts& facts, const KeyLifetime& key, const 
 // What `h` did and saw between its key's deletion and its grant: the requests it sent (and
 // whether any read its own key, where the history says), and the last other lock key deleted
 // before the grant while it waited (what a waiter watching its predecessor wakes on).
+// Why a lock key that went with its lease went when it did, as a clause: "; client-2 had
+// crashed at 21.000 s, and member-2's lessor had last renewed the lease at 3.002 s (its grant),
+// with a TTL of 60 s". The crash is named when the key's holder crashed while the key stood
+// (nothing renewed the lease after). "" when the key went otherwise, the history does not
+// record the renewal, or the revoking leader had been deposed by then (its lessor's last
+// renewal was not the cluster's: a later leader may have renewed the lease since).
+std::string expired_lease_words(const RunFacts& facts, const KeyLifetime& key) {
+  const ChangeCause& by = key.deleted_by;
+  if (by.kind != "lease-expiry" || by.renewed_ns < 0 || by.leader.empty()) return "";
+  for (const LeaderTerm& t : facts.truth().leaders)
+    if (by.term != 0 && t.term > by.term && t.start_ns <= key.end_ns) return "";
+  std::string s = "; ";
+  if (!key.owner.empty())
+    for (const FaultBand* f : facts.faults_hitting(key.owner, key.start_ns, key.end_ns))
+      if (f->kind == "crash" && f->start_ns >= key.start_ns) {
+        s += key.owner + " had crashed at " + format_seconds(f->start_ns) + ", and ";
+        break;
+      }
+  const LeaseLifetime* lease = facts.truth().find_lease(key.lease);
+  s += by.leader + "'s lessor had last renewed the lease at " + format_seconds(by.renewed_ns) +
+       (by.renewed_by == "grant"             ? " (its grant)"
+        : by.renewed_by == "keep-alive"      ? " (a keep-alive)"
+        : by.renewed_by == "leader-election" ? " (when " + by.leader + " became leader)"
+                                             : std::string());
+  if (lease != nullptr && lease->ttl_seconds > 0) s += ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s";
+  return s;
+}
+
 void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
   const auto calls = facts.calls_of(h.process, key.end_ns, h.start_ns);
   const std::string own = unescape_bytes(key.key).value_or(key.key);
@@ -208,7 +236,8 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
                   (last->owner.empty() ? std::string("the key ") : last->owner + "'s key ") + last->key +
                   " (revision " + std::to_string(last->create_revision) + "), at " + format_seconds(last->end_ns) +
                   (how.empty() ? "" : " " + how) + ", " + format_duration(h.start_ns - last->end_ns) +
-                  " before the grant";
+                  " before the grant" +
+                  expired_lease_words(facts, *last);
   // A grant long after that deletion: the news of it was held on its way to the waiter (a cut
   // of its links, a delay, a pause of the waiter).
   if (h.start_ns - last->end_ns >= 1'000'000'000) {
