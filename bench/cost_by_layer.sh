@@ -17,10 +17,8 @@ cd "$(dirname "$0")/.."
 binary=${1:-build/release/lockstep-engine}
 kv_seconds=${2:-5}
 kv_clients=${3:-16}
-command -v valgrind >/dev/null || { echo "cost_by_layer.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-[ -x "$binary" ] || { echo "cost_by_layer.sh: $binary is not an executable (build it first)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/callgrind_prepare.sh
+callgrind_prepare cost_by_layer.sh "$binary"
 
 valgrind --tool=callgrind --trace-children=yes --toggle-collect='*simulate_kv_load*' \
   --callgrind-out-file="$work/out" "$binary" bench --no-checker --kv-runs 1 --seeds 1 \

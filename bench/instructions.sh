@@ -20,10 +20,8 @@ cd "$(dirname "$0")/.."
 binary=${1:-build/release/lockstep-engine}
 kv_seconds=${2:-5}
 seeds=${3:-3}
-command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-[ -x "$binary" ] || { echo "instructions.sh: $binary is not an executable (build it first)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/callgrind_prepare.sh
+callgrind_prepare instructions.sh "$binary"
 
 # count FUNCTION_GLOB ARGS...: instructions inside FUNCTION_GLOB while running the bench.
 count() {

@@ -96,16 +96,7 @@ Network::Link& Network::grow_links(std::size_t from, std::size_t to) {
   return links_[from][to];
 }
 
-Duration Network::one_way_latency() {
-  Duration delay = latency_.one_way_base;
-  if (latency_.one_way_jitter.count() > 0)
-    delay += Duration(static_cast<std::int64_t>(
-        rng_.below(static_cast<std::uint64_t>(latency_.one_way_jitter.count()) + 1)));
-  return delay;
-}
-
-Network::Route Network::plan_route(ProcessId from, ProcessId to, bool in_stream) {
-  ++sent_;
+Network::Route Network::plan_route_under_rules(ProcessId from, ProcessId to, bool in_stream) {
   Duration delay = one_way_latency();
   bool fifo = true;
   bool duplicate = false;
