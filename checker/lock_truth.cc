@@ -176,6 +176,14 @@ bool never_renewed_unhindered(const History& history, const std::string& process
 
 }  // namespace
 
+std::int64_t nominal_lease_end_ns(const LockTruth& truth, const KeyLifetime& key) {
+  const LeaseLifetime* lease = truth.find_lease(key.lease);
+  if (key.deleted_by.kind != "lease-expiry" || lease == nullptr || lease->ttl_seconds <= 0 ||
+      key.deleted_by.renewed_ns < 0)
+    return -1;
+  return key.deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000;
+}
+
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
                                 const nlohmann::json& w) {
   if (!w.is_object() || !w.contains("earlier") || !w.contains("later")) return false;
@@ -209,13 +217,15 @@ bool lease_expired_under_holder(const History& history, const LockTruth& truth,
       if (key->deleted_by.term > 0 && t.term > key->deleted_by.term && t.start_ns <= key->end_ns)
         return false;
     const LeaseLifetime* lease = truth.find_lease(key->lease);
+    const std::int64_t nominal_end_ns = nominal_lease_end_ns(truth, *key);
     // The lease had run out (its last renewal plus its TTL) before the holder was granted the
     // lock: before its key was made, or while a waiter's key stood only because the revoke had
     // not committed yet. The lock was lost before it was taken, a grant the algorithm should
     // not have made.
-    if (lease && lease->ttl_seconds > 0 && key->deleted_by.renewed_ns >= 0 &&
-        key->deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000 <= int_field(earlier, "start_ns"))
-      return false;
+    if (nominal_end_ns >= 0 && nominal_end_ns <= int_field(earlier, "start_ns")) return false;
+    // Granted to the later holder before the lease would have run out at nominal clock speed:
+    // the lessor's clock cut the lease short (the holder did not outlive it).
+    if (nominal_end_ns >= 0 && int_field(later, "start_ns") < nominal_end_ns) return false;
     if (never_renewed_unhindered(history, process, key->lease,
                                  lease ? lease->first_seen_ns : key->start_ns, key->end_ns))
       return false;

@@ -124,6 +124,12 @@ struct LockTruth {
 
 LockTruth extract_lock_truth(const History& history);
 
+// When the lease of `key`, deleted by a lease expiry, would have run out had its lessor's clock
+// kept nominal time: the lessor's last renewal plus the lease's TTL, in true time; -1 when the
+// history does not record both. A lessor counts a TTL on its own monotonic clock, so a revoke
+// that committed before this time means that clock ran fast or jumped forward.
+std::int64_t nominal_lease_end_ns(const LockTruth& truth, const KeyLifetime& key);
+
 // Whether the mutex check's witness (its earlier and later holdings) shows the earlier holder's
 // lock key deleted with its lease, by a lessor revoke that committed, before the later grant:
 // the earlier holder outlived its lease, the one overlap no lease-based lock can prevent.
@@ -131,7 +137,9 @@ LockTruth extract_lock_truth(const History& history);
 // revoke came from a leader deposed before it committed (etcd 3.4.23's issue 15247), when the
 // lease had run out before the key was made (lost before it was taken), and when the holder
 // sent no keep-alive for the lease although no fault named it (it never renewed: the
-// algorithm's design, not a holder outliving a lease it kept alive).
+// algorithm's design, not a holder outliving a lease it kept alive), and when the later grant
+// came before the lease's nominal end (nominal_lease_end_ns): the lessor's clock cut the lease
+// short, the holder did not outlive it.
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
                                 const nlohmann::json& mutex_witness);
 

@@ -99,6 +99,26 @@ TEST_CASE("a violation is called the inherent limit of leases only when the hold
   REQUIRE_FALSE(mutex_of(held).figures.value("inherent_lease_limit", false));
 }
 
+// A lessor counts the TTL on its own clock: a revoke that committed before the lease's last
+// renewal plus its TTL (in true time) came from a fast or jumped lessor clock, and a grant in
+// that time is no holder outliving its lease.
+TEST_CASE("a lease cut short by its lessor's clock is not the inherent limit") {
+  RunConfig config = default_run_config();
+  config.algorithm = "etcd-mutex";
+  config.checks = {"mutex"};
+  Around around;
+  around.lease_ttl_seconds = 10;
+  const auto inherent = [&](std::int64_t renewed_ms) {
+    const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
+                                   {"renewed_ns", renewed_ms * 1'000'000}};
+    const auto results = run_checks(config, overlap(expiry, around));
+    REQUIRE(mutex_of(results).status == CheckStatus::violated);
+    return mutex_of(results).figures.value("inherent_lease_limit", false);
+  };
+  CHECK(inherent(1500));        // ran until 11.5 s, before client-0's grant at 12 s
+  CHECK_FALSE(inherent(2500));  // would have run until 12.5 s: revoked at 11 s, cut short
+}
+
 TEST_CASE("a lease its holder never renewed while nothing stopped it is not the inherent limit") {
   RunConfig config = default_run_config();
   config.algorithm = "fixed-ttl-no-renewal";

@@ -579,9 +579,10 @@ std::string request_delay_words(const RunFacts& facts, const ChangeCause& by, st
     if (after_heal.empty() && last_cut_end_ns >= 0 && !cut_still_open &&
         applied_ns - last_cut_end_ns >= 500'000'000 &&
         facts.leaderless(last_cut_end_ns, applied_ns, 100'000'000).empty())
-      after_heal = "; it got through " + format_duration(applied_ns - last_cut_end_ns) +
-                   " after the last of those cuts healed, at TCP's next retransmission, whose timeout doubles "
-                   "while a link stays cut";
+      // Measured to its applying (the retransmission's own time is not known here).
+      after_heal = "; it was applied " + format_duration(applied_ns - last_cut_end_ns) +
+                   " after the last of those cuts healed, held until TCP's next retransmission, whose timeout "
+                   "doubles while a link stays cut";
     // A fault on the leader of the moment, not the member called: say why it mattered (a
     // recorded way says where the request went instead).
     if (legs.empty())
@@ -845,7 +846,9 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     story.say(k + ".", TimeSpan{mine.front()->sent_ns, to_ns});
     cause["keep_alives"] = {{"sent", mine.size()}, {"answered", answered}};
   } else if (mine.empty()) {
-    story.say(client + " sent no keep-alive for it" + since + ".");
+    // Bounded: a keep-alive sent after the lessor found the lease expired renews nothing.
+    story.say(client + " sent no keep-alive for it between " + format_seconds(from_ns) + " and " +
+              format_seconds(to_ns) + ".");
     cause["keep_alives"] = {{"sent", 0}, {"answered", 0}};
     // No keep-alive of any lease, ever, and the lease still as its grant left it: whether that
     // is the lock's design or a fault's doing, the caller decides from the faults.

@@ -79,6 +79,7 @@ TEST_CASE("a key its holder's own release deleted is said to be that release's, 
   b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(2003), {{"call", 5}, {"outcome", "ok"}});
   b.fault("leader-change", "start", ms_to_ns(2003), {{"from_member", 2}, {"to_member", 1}, {"duration_ms", 0}, {"start_ms", 2003}});
   b.fault("pause", "start", ms_to_ns(2003), {{"targets", {"client-0"}}, {"duration_ms", 10}, {"start_ms", 2003}});
+  b.truth("member-1", "leader-elected", ms_to_ns(2003), {{"member", 1}, {"term", 2}});  // the hand-over took
   b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(2004), {{"call", 6}, {"request", "lease_revoke"}, {"member", "member-2"}, {"lease", 77}});
   b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(2006), {{"call", 6}, {"outcome", "error"}, {"error", "raft proposal dropped"}});
   b.add("client-2", EventKind::ok, "release", ms_to_ns(2006));
@@ -284,6 +285,46 @@ TEST_CASE("the key ahead that went with its lease says its holder's crash and th
   INFO(after_election);
   CHECK(contains(after_election, "at 3.006 s with its lease, 5.994 s before the grant."));
   CHECK(!contains(after_election, "lessor had last renewed the lease"));
+}
+
+// The leader's clock ran at 3 times nominal speed from 2 s to 6 s, so its lessor counted the
+// 10 s TTL of client-1's lease (granted at 1 s) out by 5 s; client-2 was granted the lock at
+// 6.7 s, long before 11 s. The holder did not outlive its lease: the lessor's clock cut it short.
+TEST_CASE("a lease cut short by the lessor's fast clock is named as such and not as the limit of leases") {
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.truth("etcd", "lease-granted", ms_to_ns(1000), {{"lease", 11}, {"ttl_seconds", 10}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(1001), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/a"}, {"revision", 2}, {"create_revision", 2}, {"lease", 11},
+                                        {"value", "client-1"}, {"cause", request_cause("client-1", 2, "txn", ms_to_ns(1005))}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(1020), {}, {{"key", "/l/a"}, {"key_revision", 2}, {"lease", 11}});
+  const nlohmann::json clock = {{"targets", {"member-0"}}, {"clock", "monotonic"}, {"rate_ppm", 3'000'000},
+                                {"duration_ms", 4000}, {"start_ms", 2000}};
+  b.fault("clock", "start", ms_to_ns(2000), clock);
+  const nlohmann::json expiry = {{"lease", 11}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(5000)},
+                                 {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}};
+  b.truth("member-0", "lease-expired", ms_to_ns(5001), expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", ms_to_ns(5002), {{"key", "/l/a"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
+  b.fault("clock", "end", ms_to_ns(6000), clock);
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(6500), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(6600), {{"key", "/l/b"}, {"revision", 4}, {"create_revision", 4}, {"lease", 12},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 1, "txn", ms_to_ns(6590))}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(6700), {}, {{"key", "/l/b"}, {"key_revision", 4}, {"lease", 12}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(8001));
+  nlohmann::json why;
+  const std::string text = mutex_story(b.history, &why);
+  INFO(text);
+  CHECK(contains(text, "The lease was cut short by member-0's clock (member-0's monotonic clock ran fast, at 3 times "
+                       "nominal speed from 2.000 s to 6.000 s): member-0's lessor, which counts the TTL on its own "
+                       "monotonic clock, found it expired at 5.000 s, 4.000 s after renewing it at 1.000 s; at nominal "
+                       "speed its TTL of 10 s runs until 11.000 s, after client-2's grant at 6.700 s. client-1 had not "
+                       "outlived its lease"));
+  CHECK_FALSE(contains(text, "inherent limit"));
+  CHECK(why.value("lease_cut_short", false));
+  CHECK_FALSE(why.value("inherent_lease_limit", false));
 }
 
 TEST_CASE("a waiter granted after its key went without any request says it read nothing") {
@@ -631,7 +672,7 @@ TEST_CASE("a keep-alive answered late is still the one that renewed the lease") 
       nullptr);
   INFO(text);
   // Not counted among the keep-alives sent since the renewal (it made it).
-  CHECK(contains(text, "client-0 sent no keep-alive for it after 2.001 s."));
+  CHECK(contains(text, "client-0 sent no keep-alive for it between 2.001 s and 5.001 s."));
   CHECK_FALSE(contains(text, "none renewing it"));
 }
 
@@ -926,7 +967,7 @@ TEST_CASE("a request held by a cut that got through well after the heal names TC
                                            {"cause", request_cause("client-1", 7, "delete_range", ms_to_ns(1500))}});
   const std::string text = key_loss_text(b.history);
   INFO(text);
-  CHECK(contains(text, "; it got through 2.000 s after the last of those cuts healed, at TCP's next retransmission"));
+  CHECK(contains(text, "; it was applied 2.000 s after the last of those cuts healed, held until TCP's next retransmission"));
 }
 
 TEST_CASE("a request applied just after TCP's first retransmission past the heal names that retransmission, not a leaderless gap before it") {
@@ -1037,6 +1078,40 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
 // A step-down says why, from its recorded reason: check-quorum, a hand-over, or a newer term
 // in another member's message, with that member's faults and the link between the two that
 // lost what it held just before.
+// member-2 was cut off from member-0 twice; it heard member-0 again after the first cut, and
+// only the second made the campaigns (terms 4 to 6) whose term deposed member-0: the first cut,
+// over more than two election timeouts before the first of them, is no reason.
+TEST_CASE("a step-down names only the faults behind the campaigns that deposed the leader") {
+  HistoryBuilder b;
+  b.history.header.meta["election_timeout_ms"] = 1000;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  const auto cut = [&](std::int64_t from_ms, std::int64_t to_ms) {
+    const nlohmann::json args = {{"from", {"member-2"}}, {"to", {"member-0"}}, {"symmetric", true},
+                                 {"start_ms", from_ms}, {"duration_ms", to_ms - from_ms}};
+    b.fault("partition", "start", ms_to_ns(from_ms), args);
+    return args;
+  };
+  const nlohmann::json first = cut(12000, 15000);
+  b.truth("member-0", "leader-elected", ms_to_ns(14500), {{"member", 0}, {"term", 3}});
+  b.fault("partition", "end", ms_to_ns(15000), first);
+  const nlohmann::json second = cut(18000, 21000);
+  for (const auto& [ms, term] : {std::pair{19700, 4}, std::pair{21000, 5}, std::pair{22900, 6}}) {
+    if (ms == 21000) b.fault("partition", "end", ms_to_ns(21000), second);
+    b.truth("member-2", "campaign", ms_to_ns(ms), {{"member", 2}, {"term", term}, {"last_index", 9}, {"last_term", 3}});
+  }
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(23000),
+          {{"member", 0}, {"term", 3}, {"reason", "higher-term"}, {"from", 2}, {"message", "heartbeat-reply"},
+           {"new_term", 6}});
+  b.truth("member-1", "leader-elected", ms_to_ns(24000), {{"member", 1}, {"term", 7}});
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(20000, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-0 stepped down at 23.000 s on seeing term 6 in member-2's heartbeat-reply: the links "
+                        "between member-2 and member-0 were cut (their messages held) from 18.000 s to 21.000 s and "
+                        "member-2 had campaigned 3 times"));
+  CHECK_FALSE(contains(words, "from 12.000 s to 15.000 s"));
+}
+
 TEST_CASE("a leaderless span says why its leader stepped down") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});

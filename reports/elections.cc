@@ -82,15 +82,27 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   if (reason == "hand-over") return term.member + " handed its leadership over to " + from + " at " + at;
   if (reason != "higher-term") return "";
   std::string s = term.member + " stepped down at " + at + " " + higher_term_words(*e);
+  // How the other member's term got ahead: it campaigned meanwhile.
+  std::vector<const Campaign*> ahead;
+  const std::int64_t seen_term = int_of(e->args, "new_term");
+  for (const Campaign& c : facts.campaigns())
+    if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns && (seen_term == 0 || c.term <= seen_term))
+      ahead.push_back(&c);
   // Why the other member's term was newer: it could not hear this leader (cut off, paused,
-  // crashed), so it campaigned.
+  // crashed), so it campaigned. With its campaigns known, only what was active in the two
+  // election timeouts (its longest randomized timeout) before the first of them, or later: a
+  // fault over by then had let it hear the leader again (heartbeats come every 100 ms), so it
+  // did not make these campaigns.
+  const std::int64_t timeout_ns = int_of(facts.history().header.meta, "election_timeout_ms", 1000) * 1'000'000;
+  const std::int64_t kept_from_ns = ahead.empty() ? term.start_ns : ahead.front()->at_ns - 2 * timeout_ns;
   std::vector<std::string> context;
   std::vector<const FaultBand*> cut_off;
   for (const auto& f : facts.faults()) {
     const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
     // Within the term, and not long before the step-down: once a fault ends, the news of the
     // newer term comes within a retransmission or a new connection.
-    if (f.start_ns > e->true_ns || end < term.start_ns || e->true_ns - end > 10'000'000'000) continue;
+    if (f.start_ns > e->true_ns || end < term.start_ns || end < kept_from_ns || e->true_ns - end > 10'000'000'000)
+      continue;
     if (f.kind == "duplicate" || f.kind == "reorder" || f.kind == "lease-drop" || f.kind == "leader-change") continue;
     // Only what kept that member from hearing this leader, so that it campaigned: a pause,
     // crash or clock fault of either, or a fault on the link between the two (another
@@ -101,12 +113,6 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
   if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
-  // How the other member's term got ahead: it campaigned meanwhile.
-  std::vector<const Campaign*> ahead;
-  const std::int64_t seen_term = int_of(e->args, "new_term");
-  for (const Campaign& c : facts.campaigns())
-    if (c.member == from && c.at_ns >= term.start_ns && c.at_ns <= e->true_ns && (seen_term == 0 || c.term <= seen_term))
-      ahead.push_back(&c);
   if (!ahead.empty())
     context.push_back(from + " had campaigned " + campaign_span_words(ahead));
   // The message that carried the news came late: in what a cut link held, released at TCP's

@@ -130,6 +130,7 @@ TEST_CASE("a release refused while leadership moved names the leader change behi
     if (e.kind == EventKind::fault && e.op == "pause") e.args["targets"] = {"member-2"};
   }
   b.fault("leader-change", "start", ms_to_ns(1100), {{"from_member", 1}, {"to_member", 0}, {"duration_ms", 0}, {"start_ms", 1100}});
+  b.truth("member-0", "leader-elected", ms_to_ns(1101), {{"member", 0}, {"term", 2}});  // the hand-over took
   // Keep events in time order: move the fault to where it happened.
   auto& events = b.history.events;
   std::stable_sort(events.begin(), events.end(),

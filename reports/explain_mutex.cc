@@ -303,6 +303,34 @@ void lost_before_taken(const RunFacts& facts, const std::string& process, std::i
   }
 }
 
+// A lease whose revoke committed before `grant_ns` although, at nominal clock speed, its TTL
+// from the lessor's last renewal ran past the grant: the lessor, which counts the TTL on its
+// own monotonic clock, cut it short (its clock ran fast or jumped). Says so, with the lessor's
+// clock faults, and returns true; false (nothing said) otherwise. The holder did not outlive
+// its lease then: the limit of leases it shows is their trust in the lessor's clock.
+bool lease_cut_short(const RunFacts& facts, const KeyLifetime& key, const std::string& holder,
+                     const std::string& grantee, std::int64_t grant_ns, Story& out) {
+  const std::int64_t nominal_end_ns = nominal_lease_end_ns(facts.truth(), key);
+  const LeaseLifetime* lease = facts.truth().find_lease(key.lease);
+  if (nominal_end_ns < 0 || grant_ns >= nominal_end_ns || lease == nullptr) return false;
+  const ChangeCause& by = key.deleted_by;
+  const std::string& lessor = by.leader;
+  const std::int64_t found_ns = by.found_ns >= 0 ? by.found_ns : key.end_ns;
+  std::vector<const FaultBand*> clock;
+  for (const FaultBand* f : facts.faults_hitting(lessor, by.renewed_ns, found_ns))
+    if (f->kind == "clock" && f->args.value("clock", std::string("monotonic")) != "wall") clock.push_back(f);
+  out.say("The lease was cut short" +
+              (clock.empty() ? std::string() : " by " + lessor + "'s clock (" + fault_clauses(clock, 3) + ")") +
+              ": " + lessor + "'s lessor, which counts the TTL on its own monotonic clock, found it expired at " +
+              format_seconds(found_ns) + ", " + format_duration(found_ns - by.renewed_ns) + " after renewing it at " +
+              format_seconds(by.renewed_ns) + "; at nominal speed its TTL of " + std::to_string(lease->ttl_seconds) +
+              " s runs until " + format_seconds(nominal_end_ns) + ", after " + grantee + "'s grant at " +
+              format_seconds(grant_ns) + ". " + holder + " had not outlived its lease; only fencing at the "
+              "protected resource makes a lessor's fast clock harmless.",
+          TimeSpan{by.renewed_ns, grant_ns});
+  return true;
+}
+
 // `h` was told it held the lock although its own key was already gone: says so, what it did
 // between the deletion and the grant, then why the key went (class grantee-key-gone, the key's
 // loss under "lost").
@@ -478,6 +506,10 @@ nlohmann::json explain_cause(const RunFacts& facts, const Holding& earlier, cons
                                                           : std::string()) +
               ": etcd gave the lock to " + later.process + " while " + earlier.process +
               " still believed it held it.");
+    } else if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
+               !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_grant", false) &&
+               lease_cut_short(facts, *key, earlier.process, later.process, grant_ns, out)) {
+      cause["lease_cut_short"] = true;
     } else if (cause.value("class", "") == "lease-expired" && !cause.value("holder_revoked", false) &&
         !cause.value("deposed_leader", false) && !cause.value("lease_run_out_before_grant", false)) {
       out.say("This is the inherent limit of leases: " + earlier.process +

@@ -49,6 +49,34 @@ bool FaultBand::on_link(const std::string& sender, const std::string& receiver) 
   return args.value("symmetric", true) && side("from", receiver) && side("to", sender);
 }
 
+namespace {
+
+// Sets leader_moved on each leader change that named its members: etcd's hand-over makes the
+// successor campaign at once when it is caught up, and the leader gives the hand-over up after
+// an election timeout (the successor could not be reached or caught up), so the next election
+// says whether it happened.
+void mark_leader_moves(const History& history, std::vector<FaultBand>& bands) {
+  std::vector<const HistoryEvent*> elections;
+  for (const auto& e : history.events)
+    if (e.kind == EventKind::truth && e.op == "leader-elected") elections.push_back(&e);
+  if (elections.empty()) return;  // the history records no elections
+  std::int64_t election_timeout_ns = 1'000'000'000;
+  if (const auto it = history.header.meta.find("election_timeout_ms");
+      it != history.header.meta.end() && it->is_number_integer())
+    election_timeout_ns = it->get<std::int64_t>() * 1'000'000;
+  for (FaultBand& band : bands) {
+    if (band.kind != "leader-change" || !band.args.contains("from_member") || !band.args.contains("to_member"))
+      continue;
+    const auto next = std::find_if(elections.begin(), elections.end(),
+                                   [&](const HistoryEvent* e) { return e->true_ns >= band.start_ns; });
+    band.leader_moved = next != elections.end() &&
+                        int_arg((*next)->args, "member") == int_arg(band.args, "to_member") &&
+                        (*next)->true_ns <= band.start_ns + 2 * election_timeout_ns;
+  }
+}
+
+}  // namespace
+
 std::vector<FaultBand> fault_bands(const History& history) {
   std::vector<FaultBand> bands;
   // Open bands by (op, args without phase): the end event repeats the start's args.
@@ -87,6 +115,7 @@ std::vector<FaultBand> fault_bands(const History& history) {
     }
     bands.push_back(std::move(band));
   }
+  mark_leader_moves(history, bands);
   return bands;
 }
 
@@ -156,9 +185,12 @@ std::string describe_fault(const FaultBand& band) {
   }
   if (k == "leader-change") {
     if (a.contains("skipped")) return "a leader change was skipped (" + a.value("skipped", "") + ")";
-    if (a.contains("from_member") && a.contains("to_member"))
-      return "the leader was moved from member-" + std::to_string(int_arg(a, "from_member")) +
-             " to member-" + std::to_string(int_arg(a, "to_member"));
+    if (a.contains("from_member") && a.contains("to_member")) {
+      const std::string from = "member-" + std::to_string(int_arg(a, "from_member"));
+      const std::string to = "member-" + std::to_string(int_arg(a, "to_member"));
+      if (band.leader_moved == false) return from + " was told, in vain, to hand the leadership over to " + to;
+      return "the leader was moved from " + from + " to " + to;
+    }
     return "the leader was changed";
   }
   if (k == "compaction") return "the store was compacted";

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct FaultBand {
   std::vector<std::string> processes; // who it hits, in the order the args name them
   bool hits_cluster = false;          // names nobody: the etcd cluster as a whole
   nlohmann::json args;                // the start event's args
+  // A leader change with from_member and to_member: whether the next leader elected after it
+  // was to_member, within two election timeouts (etcd aborts a hand-over after one). Unset when
+  // the history records no elections (a real cluster) or the change named no members.
+  std::optional<bool> leader_moved;
 
   bool instant() const { return end_ns == start_ns && !open_end; }
   bool hits(const std::string& process) const;
@@ -39,8 +44,9 @@ struct FaultBand {
 std::vector<FaultBand> fault_bands(const History& history);
 
 // A clause saying what the fault did, with its subject first: "client-4 was paused",
-// "messages from client-3 to member-0, member-1 were cut", "the leader moved from member-1 to
-// member-0". No times: callers add them.
+// "messages from client-3 to member-0, member-1 were cut", "the leader was moved from member-1
+// to member-0" ("member-1 was told, in vain, to hand the leadership over to member-0" when it
+// was not). No times: callers add them.
 std::string describe_fault(const FaultBand& band);
 
 // A clock fault's rate (absolute, in ppm of nominal speed) by its effect: "ran slow, at 25 %
