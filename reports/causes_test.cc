@@ -1078,6 +1078,43 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
 // A step-down says why, from its recorded reason: check-quorum, a hand-over, or a newer term
 // in another member's message, with that member's faults and the link between the two that
 // lost what it held just before.
+// member-1 lost its quorum to two cuts; a delay on member-0's links began and ended while the
+// cut of member-0 held every message on them, so it kept nothing from member-1 and is not named.
+// A delay on a link no cut held is.
+TEST_CASE("a check-quorum step-down does not name a delay on links a cut held throughout") {
+  const auto step_down = [](std::int64_t delay_from_ms) {
+    HistoryBuilder b;
+    b.history.header.meta["election_timeout_ms"] = 1000;
+    b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+    const nlohmann::json isolate = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true},
+                                    {"start_ms", 1000}, {"duration_ms", 9000}};
+    const nlohmann::json cut = {{"from", {"member-2"}}, {"to", {"member-1"}}, {"symmetric", true},
+                                {"start_ms", 2000}, {"duration_ms", 8000}};
+    const nlohmann::json delay = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true},
+                                  {"amount_ms", 800}, {"start_ms", delay_from_ms}, {"duration_ms", 3000}};
+    if (delay_from_ms < 1000) b.fault("delay", "start", ms_to_ns(delay_from_ms), delay);
+    b.fault("partition", "start", ms_to_ns(1000), isolate);
+    b.fault("partition", "start", ms_to_ns(2000), cut);
+    if (delay_from_ms >= 1000) b.fault("delay", "start", ms_to_ns(delay_from_ms), delay);
+    b.fault("delay", "end", ms_to_ns(delay_from_ms + 3000), delay);
+    b.truth("member-1", "leader-stepped-down", ms_to_ns(4500), {{"member", 1}, {"term", 1}, {"reason", "check-quorum"}});
+    b.fault("partition", "end", ms_to_ns(10000), isolate);
+    b.fault("partition", "end", ms_to_ns(10000), cut);
+    b.truth("member-1", "leader-elected", ms_to_ns(11000), {{"member", 1}, {"term", 2}});
+    b.sort_by_time();
+    const RunFacts facts(b.history);
+    return leaderless_span_words(facts, facts.leaderless(4000, facts.end_ns(), 1));
+  };
+  const std::string held = step_down(1500);
+  INFO(held);
+  CHECK(contains(held, "member-1 stepped down at 4.500 s: it had heard from no majority"));
+  CHECK(contains(held, "were cut (their messages held) from 1.000 s to 10.000 s"));
+  CHECK_FALSE(contains(held, "delayed"));
+  const std::string before_cut = step_down(500);  // from 0.5 s: before the cut, it delayed messages
+  INFO(before_cut);
+  CHECK(contains(before_cut, "were delayed by 800 ms from 0.500 s to 3.500 s"));
+}
+
 // member-2 was cut off from member-0 twice; it heard member-0 again after the first cut, and
 // only the second made the campaigns (terms 4 to 6) whose term deposed member-0: the first cut,
 // over more than two election timeouts before the first of them, is no reason.

@@ -11,6 +11,19 @@ namespace lockstep::reports {
 
 namespace {
 
+// Whether link fault `f` (a cut, a delay or a loss) acted on messages from `sender` to
+// `receiver`: a delay or loss that a cut of the same link held for the whole time it lasted
+// acted on none (the cut held them all), so it kept nothing from anyone.
+bool acts_on_link(const RunFacts& facts, const FaultBand& f, const std::string& sender, const std::string& receiver) {
+  if (!f.on_link(sender, receiver)) return false;
+  if (f.kind == "partition") return true;
+  const std::int64_t f_end = f.open_end ? facts.end_ns() : f.end_ns;
+  return std::none_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& cut) {
+    const std::int64_t cut_end = cut.open_end ? facts.end_ns() : cut.end_ns;
+    return cut.kind == "partition" && cut.start_ns <= f.start_ns && cut_end >= f_end && cut.on_link(sender, receiver);
+  });
+}
+
 std::string times_words(std::size_t n) {
   return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }
@@ -70,7 +83,8 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
         counts = std::any_of(f.processes.begin(), f.processes.end(), is_member);
       else if ((f.kind == "partition" || f.kind == "delay" || f.kind == "loss") && !f.processes.empty())
         for (const std::string& m : facts.members())
-          counts = counts || (m != term.member && (f.on_link(term.member, m) || f.on_link(m, term.member)));
+          counts = counts || (m != term.member && (acts_on_link(facts, f, term.member, m) ||
+                                                   acts_on_link(facts, f, m, term.member)));
       if (counts) kept.push_back(&f);
     }
     if (named != nullptr) named->insert(named->end(), kept.begin(), kept.end());
@@ -108,7 +122,8 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
     // crash or clock fault of either, or a fault on the link between the two (another
     // member's cut, or a client's that lists them, does not).
     const bool link = f.args.contains("from") || f.args.contains("to");
-    if (link ? f.on_link(term.member, from) || f.on_link(from, term.member) : f.hits(from) || f.hits(term.member))
+    if (link ? acts_on_link(facts, f, term.member, from) || acts_on_link(facts, f, from, term.member)
+             : f.hits(from) || f.hits(term.member))
       cut_off.push_back(&f);
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
@@ -317,7 +332,7 @@ std::string election_words(const RunFacts& facts, std::int64_t from_ns, std::int
       for (const auto& p : f.processes) between_members = between_members || is_member(p);
     } else if (f.kind == "partition" || f.kind == "delay" || f.kind == "loss") {
       for (const auto& a : voters)
-        for (const auto& b : voters) between_members = between_members || (a != b && f.on_link(a, b));
+        for (const auto& b : voters) between_members = between_members || (a != b && acts_on_link(facts, f, a, b));
     }
     if (between_members) faults.push_back(&f);
   }
