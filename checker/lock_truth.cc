@@ -176,12 +176,18 @@ bool never_renewed_unhindered(const History& history, const std::string& process
 
 }  // namespace
 
+std::int64_t lease_span_from_renewal_ns(const LockTruth& truth, const LeaseLifetime& lease,
+                                        const std::string& renewed_by) {
+  if (lease.ttl_seconds <= 0) return 0;
+  return lease.ttl_seconds * 1'000'000'000 + (renewed_by == "leader-election" ? truth.election_timeout_ns : 0);
+}
+
 std::int64_t nominal_lease_end_ns(const LockTruth& truth, const KeyLifetime& key) {
   const LeaseLifetime* lease = truth.find_lease(key.lease);
   if (key.deleted_by.kind != "lease-expiry" || lease == nullptr || lease->ttl_seconds <= 0 ||
       key.deleted_by.renewed_ns < 0)
     return -1;
-  return key.deleted_by.renewed_ns + lease->ttl_seconds * 1'000'000'000;
+  return key.deleted_by.renewed_ns + lease_span_from_renewal_ns(truth, *lease, key.deleted_by.renewed_by);
 }
 
 bool lease_expired_under_holder(const History& history, const LockTruth& truth,
@@ -254,6 +260,9 @@ LockTruth extract_lock_truth(const History& history) {
   LeaseBook leases(truth);
   std::map<std::string, std::size_t> live_key;    // key -> position in truth.keys
   std::map<std::string, std::size_t> open_term;   // member -> position in truth.leaders
+  if (const auto it = history.header.meta.find("election_timeout_ms");
+      it != history.header.meta.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
+    truth.election_timeout_ns = it->get<std::int64_t>() * 1'000'000;
   for (const auto& e : history.events) {
     if (e.kind == EventKind::ok && e.op == "acquire") {
       leases.seen(int_field(e.result, "lease"), e.true_ns, e.process);

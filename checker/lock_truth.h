@@ -114,6 +114,9 @@ struct LockTruth {
   std::vector<LeaseLifetime> leases;       // in first-seen order
   std::vector<LeaderTerm> leaders;         // in election order
   std::map<std::int64_t, std::size_t> lease_index;  // lease id -> position in `leases`
+  // The cluster's election timeout (the history's meta election_timeout_ms; etcd's default
+  // 1 s when it does not say): a new leader extends every lease by it.
+  std::int64_t election_timeout_ns = 1'000'000'000;
 
   const LeaseLifetime* find_lease(std::int64_t lease) const;
   // The lock key an acquire got: owner == process and create_revision == key_revision, else
@@ -124,9 +127,16 @@ struct LockTruth {
 
 LockTruth extract_lock_truth(const History& history);
 
+// How long `lease` lasts from a renewal by `renewed_by` ("grant", "keep-alive",
+// "leader-election"), on its lessor's clock: its TTL, and an election timeout more after a new
+// leader's promotion (etcd's lessor Promote gives every lease now + election timeout + TTL).
+// 0 when the TTL is not recorded.
+std::int64_t lease_span_from_renewal_ns(const LockTruth& truth, const LeaseLifetime& lease,
+                                        const std::string& renewed_by);
+
 // When the lease of `key`, deleted by a lease expiry, would have run out had its lessor's clock
-// kept nominal time: the lessor's last renewal plus the lease's TTL, in true time; -1 when the
-// history does not record both. A lessor counts a TTL on its own monotonic clock, so a revoke
+// kept nominal time: the lessor's last renewal plus the lease's span from it
+// (lease_span_from_renewal_ns), in true time; -1 when the history does not record both. A lessor counts a TTL on its own monotonic clock, so a revoke
 // that committed before this time means that clock ran fast or jumped forward.
 std::int64_t nominal_lease_end_ns(const LockTruth& truth, const KeyLifetime& key);
 

@@ -99,6 +99,28 @@ TEST_CASE("a violation is called the inherent limit of leases only when the hold
   REQUIRE_FALSE(mutex_of(held).figures.value("inherent_lease_limit", false));
 }
 
+// A new leader's promotion renews every lease to its TTL plus an election timeout (etcd's lessor
+// Promote): a lease so renewed at 0 s with a TTL of 2 s ran until 3 s, so a grant at 2.5 s was
+// on a live lease (the limit of leases when it went later); renewed by its grant, it had run
+// out at 2 s, before that grant (lost before it was taken).
+TEST_CASE("a lease renewed by a leader's promotion lasts an election timeout more") {
+  RunConfig config = default_run_config();
+  config.algorithm = "etcd-mutex";
+  config.checks = {"mutex"};
+  Around around;
+  around.lease_ttl_seconds = 2;
+  around.holder_from_ms = 2500;
+  const auto inherent = [&](const char* renewed_by) {
+    const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
+                                   {"renewed_ns", 0}, {"renewed_by", renewed_by}};
+    const auto results = run_checks(config, overlap(expiry, around));
+    REQUIRE(mutex_of(results).status == CheckStatus::violated);
+    return mutex_of(results).figures.value("inherent_lease_limit", false);
+  };
+  CHECK(inherent("leader-election"));
+  CHECK_FALSE(inherent("grant"));
+}
+
 // A lessor counts the TTL on its own clock: a revoke that committed before the lease's last
 // renewal plus its TTL (in true time) came from a fast or jumped lessor clock, and a grant in
 // that time is no holder outliving its lease.

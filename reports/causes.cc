@@ -757,7 +757,11 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                            call->member + ") " + call_ending(*call, done_ns));
       const auto hit = faults_on_operation(facts, client, op->index, op->true_ns, done_ns);
       if (!failed.empty()) {
-        s += " That " + op->op + " had failed: " + join_words(failed);
+        // An operation that ended `info` may have taken effect: indeterminate, not failed.
+        const char* ended = done == nullptr                   ? " had not ended: "
+                            : done->kind == EventKind::info ? " had ended indeterminate: "
+                                                            : " had failed: ";
+        s += " That " + op->op + ended + join_words(failed);
         if (!hit.empty()) s += "; meanwhile " + fault_clauses(hit, 4);
         // Leaderless time explains a failed call sent while no member led (a follower with no
         // leader drops the proposal) or one that ended then (none to answer it).
@@ -818,6 +822,17 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   const std::int64_t first_out_ns = mine.empty() ? from_ns : std::min(from_ns, mine.front()->sent_ns);
   for (const auto& t : facts.truth().leaders)
     if (t.start_ns <= to_ns && t.end_ns >= first_out_ns) members.insert(t.member);
+  // And the leader each keep-alive's member knew when it was sent, which it passed the
+  // keep-alive on to: a leader that had crashed a moment before was still that member's leader
+  // until it heard of another (its term in the truth ends with the crash).
+  for (const CallRecord* c : mine) {
+    const LeaderView* known = nullptr;
+    for (const LeaderView& v : facts.leader_views()) {
+      if (v.at_ns > c->sent_ns) break;
+      if (v.member == c->member) known = &v;
+    }
+    if (known != nullptr && !known->leader.empty()) members.insert(known->leader);
+  }
   std::size_t answered = 0;
   for (const CallRecord* c : mine)
     if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
@@ -1033,6 +1048,25 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
             return (f->kind == "pause" || f->kind == "crash") && f->hits(c->member);
           }))
         called.push_back(c->member);
+    // Or a member that passed them on to a leader such a fault hit: the leader it knew when
+    // the keep-alive came (recorded leader views).
+    std::vector<std::string> passed_on;
+    for (const CallRecord* c : mine) {
+      if (c->sent_ns > to_ns || c->member.empty()) continue;
+      const LeaderView* known = nullptr;
+      for (const LeaderView& v : facts.leader_views()) {
+        if (v.at_ns > c->sent_ns) break;
+        if (v.member == c->member) known = &v;
+      }
+      if (known == nullptr || known->leader.empty() || known->leader == c->member) continue;
+      const bool hit = std::any_of(faults.begin(), faults.end(), [&](const FaultBand* f) {
+        return (f->kind == "pause" || f->kind == "crash") && f->hits(known->leader) && !f->hits(c->member) &&
+               f->start_ns <= c->sent_ns && (f->open_end || f->end_ns >= c->sent_ns);
+      });
+      const std::string words = c->member + ", which knew " + known->leader + " as the leader";
+      if (hit && std::find(passed_on.begin(), passed_on.end(), words) == passed_on.end()) passed_on.push_back(words);
+    }
+    for (const std::string& p : passed_on) called.push_back(p);
     story.say("In that time " + fault_clauses(faults, 6) +
                   (called.empty() ? std::string()
                                   : "; " + client + "'s keep-alives went to " + join_words(called)) +

@@ -1078,6 +1078,63 @@ TEST_CASE("faults that read alike are said once with their count, and a clock fa
 // A step-down says why, from its recorded reason: check-quorum, a hand-over, or a newer term
 // in another member's message, with that member's faults and the link between the two that
 // lost what it held just before.
+// client-2's keep-alive went to member-2 just after the leader, member-1, crashed; member-2
+// still knew member-1 as the leader and passed it on, and it was lost. The crash is named (its
+// term in the truth ends with it, before the keep-alive), with the way the keep-alive took.
+// With `acquire_ms` the time client-2 was told it held the lock (its key was made at 1.010 s).
+History keep_alive_to_crashed_leader(std::int64_t acquire_ms) {
+  HistoryBuilder b;
+  b.history.header.meta["election_timeout_ms"] = 1000;
+  b.truth("member-1", "leader-elected", ms_to_ns(100), {{"member", 1}, {"term", 1}});
+  b.truth("member-2", "leader-view", ms_to_ns(101), {{"member", 2}, {"leader", 1}, {"term", 1}});
+  b.truth("etcd", "lease-granted", ms_to_ns(1000), {{"lease", 11}, {"ttl_seconds", 2}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/c2"}, {"revision", 2}, {"create_revision", 2}, {"lease", 11},
+                                        {"value", "client-2"}, {"cause", request_cause("client-2", 2, "txn", ms_to_ns(1005))}});
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(acquire_ms - 10), {{"mode", "exclusive"}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(acquire_ms), {}, {{"key", "/l/c2"}, {"key_revision", 2}, {"lease", 11}});
+  const nlohmann::json crash = {{"targets", {"member-1"}}, {"duration_ms", 200}, {"start_ms", 2500}};
+  b.fault("crash", "start", ms_to_ns(2500), crash);
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(2600),
+        {{"call", 5}, {"request", "lease_keep_alive"}, {"member", "member-2"}, {"lease", 11}});
+  b.fault("crash", "end", ms_to_ns(2700), crash);
+  b.truth("member-2", "campaign", ms_to_ns(4000), {{"member", 2}, {"term", 2}, {"last_index", 9}, {"last_term", 1}});
+  b.truth("member-2", "leader-view", ms_to_ns(4001), {{"member", 2}, {"leader", 2}, {"term", 2}});
+  b.truth("member-2", "leader-elected", ms_to_ns(4001), {{"member", 2}, {"term", 2}});
+  const nlohmann::json expiry = {{"lease", 11}, {"leader", "member-2"}, {"term", 2}, {"found_ns", ms_to_ns(7001)},
+                                 {"renewed_ns", ms_to_ns(4001)}, {"renewed_by", "leader-election"}};
+  b.truth("member-2", "lease-expired", ms_to_ns(7002), expiry);
+  nlohmann::json cause = expiry;
+  cause["kind"] = "lease-expiry";
+  b.truth("etcd", "key-delete", ms_to_ns(7003), {{"key", "/l/c2"}, {"revision", 3}, {"lease_expired", true}, {"cause", cause}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(7004), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(7005), {{"key", "/l/c0"}, {"revision", 4}, {"create_revision", 4}, {"lease", 12},
+                                        {"value", "client-0"}, {"cause", request_cause("client-0", 1, "txn", ms_to_ns(7004))}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(7100), {}, {{"key", "/l/c0"}, {"key_revision", 4}, {"lease", 12}});
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(8000));
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(8001));
+  b.sort_by_time();
+  return b.history;
+}
+
+// client-2's keep-alive went to member-2 just after the leader, member-1, crashed; member-2
+// still knew member-1 as the leader and passed it on, and it was lost. The crash is named (its
+// term in the truth ends with it, before the keep-alive), with the way the keep-alive took.
+TEST_CASE("a keep-alive passed on to a leader that had just crashed names that crash") {
+  const std::string text = mutex_story(keep_alive_to_crashed_leader(1020));
+  INFO(text);
+  CHECK(contains(text, "In that time member-1 crashed from 2.500 s to 2.700 s; client-2's keep-alives went to member-2, "
+                       "which knew member-1 as the leader."));
+  CHECK_FALSE(contains(text, "No fault hit client-2"));
+}
+
+// Renewed by member-2's promotion at 4.001 s, the lease ran its TTL of 2 s and an election
+// timeout: until 7.001 s. A grant at 6.5 s was on a live lease, not on one that had run out.
+TEST_CASE("a lease renewed by a promotion is not said to have run out a TTL after it") {
+  const std::string text = mutex_story(keep_alive_to_crashed_leader(6500));
+  INFO(text);
+  CHECK_FALSE(contains(text, "had already run out"));
+}
+
 // member-1 lost its quorum to two cuts; a delay on member-0's links began and ended while the
 // cut of member-0 held every message on them, so it kept nothing from member-1 and is not named.
 // A delay on a link no cut held is.

@@ -92,7 +92,7 @@ TEST_CASE("a holder that revoked its own lease: why its release failed, and its 
   const std::string text = explanation_text(history, mutex);
   INFO(text);
   CHECK(contains(text, "client-1 had itself sent a revoke of this lease at 6.200 s (call 7, deadline, in its release "
-                       "started at 1.200 s): it held the lock on a lease it had given up. That release had failed: its "
+                       "started at 1.200 s): it held the lock on a lease it had given up. That release had ended indeterminate: its "
                        "delete_range (call 6, to member-1) reached the client's deadline at 6.200 s and its "
                        "lease_revoke (call 7, to member-1) reached the client's deadline at 11.200 s; meanwhile "
                        "member-1 was paused from 1.100 s to 6.300 s."));

@@ -267,7 +267,8 @@ void lost_before_taken(const RunFacts& facts, const std::string& process, std::i
   // the lease's end in true time.
   const std::int64_t run_out_ns =
       lease != nullptr ? monotonic_deadline_ns(facts.faults(), lease->expired_by, lease->expiry.renewed_ns,
-                                               lease->ttl_seconds * 1'000'000'000)
+                                               lease_span_from_renewal_ns(facts.truth(), *lease,
+                                                                          lease->expiry.renewed_by))
                        : 0;
   // The clock faults that moved that end: a jump between the renewal and the end, a drift
   // active in that time.
@@ -282,8 +283,11 @@ void lost_before_taken(const RunFacts& facts, const std::string& process, std::i
   if (lease != nullptr && lease->ttl_seconds > 0 && lease->expiry.renewed_ns >= 0 &&
       run_out_ns < grant_ns) {
     std::string until = "its lessor had last renewed it at " + format_seconds(lease->expiry.renewed_ns) +
-                        ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s, so until " +
-                        format_seconds(run_out_ns);
+                        ", with a TTL of " + std::to_string(lease->ttl_seconds) + " s" +
+                        (lease->expiry.renewed_by == "leader-election"
+                             ? " and the election timeout a new leader adds (it renewed the lease by its promotion)"
+                             : "") +
+                        ", so until " + format_seconds(run_out_ns);
     if (!lessor_clock.empty())
       until += " (in true time, as " + lease->expired_by + "'s faulted clock counted the TTL: " +
                fault_clauses(lessor_clock, 3) + ")";
@@ -324,7 +328,9 @@ bool lease_cut_short(const RunFacts& facts, const KeyLifetime& key, const std::s
               ": " + lessor + "'s lessor, which counts the TTL on its own monotonic clock, found it expired at " +
               format_seconds(found_ns) + ", " + format_duration(found_ns - by.renewed_ns) + " after renewing it at " +
               format_seconds(by.renewed_ns) + "; at nominal speed its TTL of " + std::to_string(lease->ttl_seconds) +
-              " s runs until " + format_seconds(nominal_end_ns) + ", after " + grantee + "'s grant at " +
+              (by.renewed_by == "leader-election" ? " s, with the election timeout a new leader adds, runs until "
+                                                  : " s runs until ") +
+              format_seconds(nominal_end_ns) + ", after " + grantee + "'s grant at " +
               format_seconds(grant_ns) + ". " + holder + " had not outlived its lease; only fencing at the "
               "protected resource makes a lessor's fast clock harmless.",
           TimeSpan{by.renewed_ns, grant_ns});
