@@ -99,46 +99,40 @@ TEST_CASE("a violation is called the inherent limit of leases only when the hold
   REQUIRE_FALSE(mutex_of(held).figures.value("inherent_lease_limit", false));
 }
 
+// The mutex check's inherent-limit flag for etcd-mutex when client-1's key went with its lease
+// (lease 7, of `around`'s TTL), whose lessor member-0 last renewed it at `renewed_ms` by
+// `renewed_by`.
+bool inherent_limit_after_renewal(const Around& around, std::int64_t renewed_ms, const char* renewed_by) {
+  RunConfig config = default_run_config();
+  config.algorithm = "etcd-mutex";
+  config.checks = {"mutex"};
+  const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
+                                 {"renewed_ns", renewed_ms * 1'000'000}, {"renewed_by", renewed_by}};
+  const auto results = run_checks(config, overlap(expiry, around));
+  REQUIRE(mutex_of(results).status == CheckStatus::violated);
+  return mutex_of(results).figures.value("inherent_lease_limit", false);
+}
+
 // A new leader's promotion renews every lease to its TTL plus an election timeout (etcd's lessor
 // Promote): a lease so renewed at 0 s with a TTL of 2 s ran until 3 s, so a grant at 2.5 s was
 // on a live lease (the limit of leases when it went later); renewed by its grant, it had run
 // out at 2 s, before that grant (lost before it was taken).
 TEST_CASE("a lease renewed by a leader's promotion lasts an election timeout more") {
-  RunConfig config = default_run_config();
-  config.algorithm = "etcd-mutex";
-  config.checks = {"mutex"};
   Around around;
   around.lease_ttl_seconds = 2;
   around.holder_from_ms = 2500;
-  const auto inherent = [&](const char* renewed_by) {
-    const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
-                                   {"renewed_ns", 0}, {"renewed_by", renewed_by}};
-    const auto results = run_checks(config, overlap(expiry, around));
-    REQUIRE(mutex_of(results).status == CheckStatus::violated);
-    return mutex_of(results).figures.value("inherent_lease_limit", false);
-  };
-  CHECK(inherent("leader-election"));
-  CHECK_FALSE(inherent("grant"));
+  CHECK(inherent_limit_after_renewal(around, 0, "leader-election"));
+  CHECK_FALSE(inherent_limit_after_renewal(around, 0, "grant"));
 }
 
 // A lessor counts the TTL on its own clock: a revoke that committed before the lease's last
 // renewal plus its TTL (in true time) came from a fast or jumped lessor clock, and a grant in
 // that time is no holder outliving its lease.
 TEST_CASE("a lease cut short by its lessor's clock is not the inherent limit") {
-  RunConfig config = default_run_config();
-  config.algorithm = "etcd-mutex";
-  config.checks = {"mutex"};
   Around around;
   around.lease_ttl_seconds = 10;
-  const auto inherent = [&](std::int64_t renewed_ms) {
-    const nlohmann::json expiry = {{"kind", "lease-expiry"}, {"lease", 7}, {"leader", "member-0"},
-                                   {"renewed_ns", renewed_ms * 1'000'000}};
-    const auto results = run_checks(config, overlap(expiry, around));
-    REQUIRE(mutex_of(results).status == CheckStatus::violated);
-    return mutex_of(results).figures.value("inherent_lease_limit", false);
-  };
-  CHECK(inherent(1500));        // ran until 11.5 s, before client-0's grant at 12 s
-  CHECK_FALSE(inherent(2500));  // would have run until 12.5 s: revoked at 11 s, cut short
+  CHECK(inherent_limit_after_renewal(around, 1500, "keep-alive"));        // ran until 11.5 s, before client-0's grant at 12 s
+  CHECK_FALSE(inherent_limit_after_renewal(around, 2500, "keep-alive"));  // would have run until 12.5 s: cut short at 11 s
 }
 
 TEST_CASE("a lease its holder never renewed while nothing stopped it is not the inherent limit") {
