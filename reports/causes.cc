@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 #include "lockstep/kv/tcp_retransmission.h"
@@ -838,9 +839,17 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     if (c->outcome == "ok" && c->end_ns <= to_ns) ++answered;
   std::size_t before = 0;  // sent before the window, still unanswered at its start
   for (const CallRecord* c : mine) before += c->sent_ns < from_ns ? 1 : 0;
-  std::string since = " after " + format_seconds(from_ns);
+  // Keep-alives for it sent after the window (after the lessor found it expired): "after X"
+  // would count them too, so the window's end bounds the claim.
+  const auto later_calls = facts.calls_of(client, to_ns + 1, std::numeric_limits<std::int64_t>::max(),
+                                          "lease_keep_alive");
+  const bool sent_more_later = std::any_of(later_calls.begin(), later_calls.end(),
+                                           [&](const CallRecord* c) { return c->lease == lease.lease; });
+  const std::string until = sent_more_later ? " to " + format_seconds(to_ns) : "";
+  std::string since = sent_more_later ? " between " + format_seconds(from_ns) + " and " + format_seconds(to_ns)
+                                      : " after " + format_seconds(from_ns);
   if (before > 0 && before < mine.size()) {
-    since = " from " + format_seconds(mine.front()->sent_ns) + " (" +
+    since = " from " + format_seconds(mine.front()->sent_ns) + until + " (" +
             (before == 1 ? std::string("one") : std::to_string(before)) + " still unanswered at " +
             format_seconds(from_ns) + ")";
   }
@@ -850,7 +859,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                         ? client + "'s last keep-alive for it was sent at " + format_seconds(mine.front()->sent_ns)
                         : client + "'s last " + std::to_string(mine.size()) + " keep-alives for it were sent from " +
                               format_seconds(mine.front()->sent_ns);
-    k += ", before " + format_seconds(from_ns) + ", and it sent none after";
+    k += ", before " + format_seconds(from_ns) + ", and it sent none" +
+         (sent_more_later ? " between then and " + format_seconds(to_ns) : std::string(" after"));
     if (answered == 0) {
       k += mine.size() == 1 ? "; it was not answered in time: " : "; none was answered in time: ";
       k += mine.size() == 1 ? single_ending(*mine.front(), to_ns) : endings(mine, to_ns);
