@@ -17,6 +17,13 @@ using reports_test::HistoryBuilder;
 using reports_test::ms_to_ns;
 using reports_test::verdict_of;
 
+// The explanation of `history`'s mutex violation (the history must violate mutual exclusion).
+std::string mutex_violation_text(const History& history) {
+  const CheckResult mutex = check_mutual_exclusion(history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  return explain_violation(history, verdict_of({mutex}, history));
+}
+
 using reports_test::contains;
 
 TEST_CASE("the explanation of a paused holder says who - when - why and what it did next") {
@@ -105,9 +112,7 @@ TEST_CASE("a guarded write refused by its guard is said to have failed - not to 
         {{"error", "rejected"}, {"message", "the guard failed: the lock key is gone or changed"}});
   b.add("client-0", EventKind::invoke, "release", ms_to_ns(4300));
   b.add("client-0", EventKind::ok, "release", ms_to_ns(4310));
-  const CheckResult mutex = check_mutual_exclusion(b.history);
-  REQUIRE(mutex.status == CheckStatus::violated);
-  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  const std::string text = mutex_violation_text(b.history);
   INFO(text);
   CHECK(contains(text, "wrote 1 to the resource at 4.250 s (token 5), which failed (the guard failed: "
                        "the lock key is gone or changed)"));
@@ -138,9 +143,7 @@ TEST_CASE("a holder whose key another client's put took over: the put is named")
                                       {"cause", {{"kind", "request"}, {"request", "put"}, {"client", "client-1"}, {"call", 3},
                                                  {"member", "member-0"}, {"sent_ns", ms_to_ns(13.5)}}}});
   b.add("client-1", EventKind::ok, "acquire", ms_to_ns(15), {}, {{"key", "k"}, {"key_revision", 3}});
-  const CheckResult mutex = check_mutual_exclusion(b.history);
-  REQUIRE(mutex.status == CheckStatus::violated);
-  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  const std::string text = mutex_violation_text(b.history);
   INFO(text);
   CHECK(contains(text, "client-1 acquired the lock at 0.015 s (key revision 3) while client-0 still believed"));
   CHECK(contains(text, "client-0's lock key k was overwritten at 0.014 s by a put that client-1 sent to member-0 at "
@@ -148,7 +151,7 @@ TEST_CASE("a holder whose key another client's put took over: the put is named")
                        "that the key is absent; client-1 had read the lock at 0.010 s (call 2), before client-0's "
                        "put created the key at 0.011 s: its check and its put were separate requests, and "
                        "client-0's put came between them."));
-  const auto explanations = explain_checks(b.history, verdict_of({mutex}, b.history));
+  const auto explanations = explain_checks(b.history, verdict_of({check_mutual_exclusion(b.history)}, b.history));
   CHECK(explanations[0].cause.value("class", "") == "key-overwritten");
   CHECK(explanations[0].cause["request"].value("client", "") == "client-1");
   CHECK(contains(text, "client-0 still believed it held the lock when the history ended."));
@@ -326,9 +329,7 @@ TEST_CASE("keep-alives counted up to the lessor's finding are not said to be all
   // A keep-alive sent once the lease was found expired renews nothing and is not counted: the
   // count is bounded by the finding, or "sent 1 keep-alive after 1.000 s" would be false.
   const HistoryBuilder b = waiter_granted_after_its_key_expired(true);
-  const CheckResult mutex = check_mutual_exclusion(b.history);
-  REQUIRE(mutex.status == CheckStatus::violated);
-  const std::string text = explain_violation(b.history, verdict_of({mutex}, b.history));
+  const std::string text = mutex_violation_text(b.history);
   INFO(text);
   CHECK(contains(text, "client-0 sent 1 keep-alive for it between 1.000 s and 6.100 s; none was answered in time: "
                        "1 was still unanswered at 6.100 s."));
