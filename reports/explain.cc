@@ -52,6 +52,34 @@ std::string deletion_words(const KeyLifetime& key) {
   return "";
 }
 
+std::string key_made_for(const KeyLifetime& key) {
+  if (!key.owner.empty()) return key.owner;
+  return key.created_by.kind == "request" ? key.created_by.client : std::string();
+}
+
+std::string key_owner_at(const RunFacts& facts, const KeyLifetime& key, std::int64_t at_ns,
+                         std::int64_t& revision) {
+  std::string owner = key_made_for(key);
+  revision = key.create_revision;
+  for (const std::int64_t i : key.rewrites) {
+    const HistoryEvent* put = facts.event(i);
+    if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
+    const ChangeCause by = cause_of(*put);
+    std::string writer = owner;
+    if (!by.client.empty()) {
+      writer = by.client;
+    } else {
+      const std::string value = put->args.value("value", "");
+      if (value.rfind("client-", 0) == 0) writer = value.substr(0, value.find('/'));
+    }
+    // The owner's own rewrite (a re-entry) keeps the key its own: named by the revision it
+    // was acquired at, not the rewrite's.
+    if (writer != owner) revision = put->args.value("revision", revision);
+    owner = writer;
+  }
+  return owner;
+}
+
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count) {
   // Back-to-back pauses of the same processes were one pause to them: said as one span.
   std::vector<FaultBand> joined;

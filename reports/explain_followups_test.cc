@@ -206,6 +206,52 @@ TEST_CASE("releases that delete other clients' keys after the first overlap are 
                        "client-0 sent to member-0 at 8.500 s (call 9)."));
 }
 
+TEST_CASE("a release that deletes a key another client's put took over deleted that client's key") {
+  // client-0 creates /lock; client-1's plain put writes over it (the key stays, now naming
+  // client-1); client-0's release then deletes client-1's key, not its own.
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  send(b, "client-0", 1, "put", "member-0", ms_to_ns(1000));
+  b.truth("etcd", "key-put", ms_to_ns(1001), {{"key", "/lock"}, {"revision", 2}, {"create_revision", 2}, {"lease", 0},
+                                         {"value", "client-0"}, {"cause", request_cause("client-0", 1, "put", ms_to_ns(1000), "member-0")}});
+  end(b, "client-0", 1, "ok", ms_to_ns(1002));
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1002), {}, {{"key", "/lock"}, {"key_revision", 2}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(1100), {{"mode", "exclusive"}});
+  send(b, "client-1", 1, "put", "member-0", ms_to_ns(1100));
+  b.truth("etcd", "key-put", ms_to_ns(1101), {{"key", "/lock"}, {"revision", 3}, {"create_revision", 2}, {"lease", 0},
+                                         {"value", "client-1"}, {"cause", request_cause("client-1", 1, "put", ms_to_ns(1100), "member-0")}});
+  end(b, "client-1", 1, "ok", ms_to_ns(1102));
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(1102), {}, {{"key", "/lock"}, {"key_revision", 3}});
+  b.add("client-0", EventKind::invoke, "release", ms_to_ns(1200));
+  send(b, "client-0", 2, "delete_range", "member-0", ms_to_ns(1200));
+  b.truth("etcd", "key-delete", ms_to_ns(1201), {{"key", "/lock"}, {"revision", 4},
+                                            {"cause", request_cause("client-0", 2, "delete_range", ms_to_ns(1200), "member-0")}});
+  end(b, "client-0", 2, "ok", ms_to_ns(1202));
+  b.add("client-0", EventKind::ok, "release", ms_to_ns(1202));
+  // With client-1's key gone, client-2 gets in beside client-1: a second overlap.
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(1250), {{"mode", "exclusive"}});
+  send(b, "client-2", 1, "put", "member-0", ms_to_ns(1250));
+  b.truth("etcd", "key-put", ms_to_ns(1251), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 0},
+                                         {"value", "client-2"}, {"cause", request_cause("client-2", 1, "put", ms_to_ns(1250), "member-0")}});
+  end(b, "client-2", 1, "ok", ms_to_ns(1252));
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(1252), {}, {{"key", "/lock"}, {"key_revision", 5}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(1300));
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(1302));
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(1400));
+  send(b, "client-2", 2, "delete_range", "member-0", ms_to_ns(1400));
+  b.truth("etcd", "key-delete", ms_to_ns(1401), {{"key", "/lock"}, {"revision", 6},
+                                            {"cause", request_cause("client-2", 2, "delete_range", ms_to_ns(1400), "member-0")}});
+  end(b, "client-2", 2, "ok", ms_to_ns(1402));
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(1402));
+  const CheckResult mutex = check_mutual_exclusion(b.history);
+  REQUIRE(mutex.status == CheckStatus::violated);
+  const std::string text = explanation_text(b.history, mutex);
+  INFO(text);
+  CHECK(contains(text, "From then on, releases deleted lock keys of other clients once: first client-0's release at "
+                       "1.200 s deleted client-1's key /lock (revision 3) at 1.201 s"));
+}
+
 TEST_CASE("a late write that overwrote several updates says how many it never read") {
   HistoryBuilder b;
   auto write = [&b](const std::string& client, std::int64_t base, std::int64_t value, std::int64_t order, std::int64_t at) {

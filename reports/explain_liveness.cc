@@ -217,7 +217,7 @@ std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int
 std::string standing_ahead_words(const RunFacts& facts, const KeyLifetime& ahead, const std::string& waiter,
                                  std::int64_t key_start_ns, std::int64_t wait_end_ns) {
   const bool stayed = ahead.end_ns == kStillOpen || ahead.end_ns > facts.end_ns();
-  const std::string& whose = ahead.owner.empty() ? ahead.created_by.client : ahead.owner;
+  const std::string whose = key_made_for(ahead);
   std::string s = waiter + "'s acquire waited behind " + (whose.empty() ? std::string("the") : whose + "'s") +
                   " key " + ahead.key + " (revision " + std::to_string(ahead.create_revision) + "), which " +
                   (stayed ? std::string("still stood when the history ended")
@@ -436,9 +436,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
     const std::int64_t until_ns = at_end ? facts.end_ns() : k.end_ns;
     // Whom it was made for: the client an acquire returned it to, else (no acquire returned it,
     // its creator crashed or gave up) the client whose request created it.
-    const std::string made_for = !k.owner.empty()                                              ? k.owner
-                                 : k.created_by.kind == "request" && !k.created_by.client.empty() ? k.created_by.client
-                                                                                                  : std::string();
+    const std::string made_for = key_made_for(k);
     std::string s = "The lock key " + k.key + " (revision " + std::to_string(k.create_revision) +
                     ") created at " + format_seconds(k.start_ns) +
                     (made_for.empty() ? "" : " for " + (made_for == waiter ? made_for + " itself" : made_for));

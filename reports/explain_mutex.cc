@@ -575,31 +575,35 @@ std::vector<std::string> actions(const RunFacts& facts, const std::string& proce
 // removed a holder's key and could let a waiter in beside it (how one overlap breeds more).
 void foreign_releases(const RunFacts& facts, std::int64_t from_ns, Story& out) {
   const KeyLifetime* first = nullptr;
+  std::string first_owner;
+  std::int64_t first_revision = 0;
   std::size_t count = 0;
   for (const auto& key : facts.truth().keys) {
     const ChangeCause& by = key.deleted_by;
-    if (key.end_ns < from_ns || by.kind != "request" || key.owner.empty() || by.client == key.owner ||
-        !facts.is_lock_key(key))
-      continue;
-    // A key the deleter had written over itself was its own by then (an owner record it put).
-    bool rewritten_by_deleter = false;
-    for (const std::int64_t i : key.rewrites)
-      if (const HistoryEvent* put = facts.event(i); put != nullptr && cause_of(*put).client == by.client)
-        rewritten_by_deleter = true;
-    if (rewritten_by_deleter) continue;
+    if (key.end_ns < from_ns || by.kind != "request" || key.owner.empty() || !facts.is_lock_key(key)) continue;
+    // Whose it was when deleted: a put over it (a plain put taking the lock) made it the
+    // writer's, so the key its creator held is another's by then, and an owner record the
+    // deleter wrote itself made it the deleter's own.
+    std::int64_t revision = 0;
+    const std::string owner = key_owner_at(facts, key, key.end_ns, revision);
+    if (owner.empty() || owner == by.client) continue;
     const CallRecord* call = facts.find_call(by.client, by.call);
     const HistoryEvent* op = call != nullptr ? facts.event(call->invoke) : nullptr;
     if (op == nullptr || op->op != "release") continue;
     ++count;
-    if (first == nullptr || key.end_ns < first->end_ns) first = &key;
+    if (first == nullptr || key.end_ns < first->end_ns) {
+      first = &key;
+      first_owner = owner;
+      first_revision = revision;
+    }
   }
   if (first == nullptr) return;
   const ChangeCause& by = first->deleted_by;
   const HistoryEvent* op = facts.event(facts.find_call(by.client, by.call)->invoke);
   out.say("From then on, releases deleted lock keys of other clients " +
               (count == 1 ? std::string("once") : std::to_string(count) + " times") + ": first " + by.client +
-              "'s release at " + format_seconds(op->true_ns) + " deleted " + first->owner + "'s key " + first->key +
-              " (revision " + std::to_string(first->create_revision) + ") at " + format_seconds(first->end_ns) +
+              "'s release at " + format_seconds(op->true_ns) + " deleted " + first_owner + "'s key " + first->key +
+              " (revision " + std::to_string(first_revision) + ") at " + format_seconds(first->end_ns) +
               ", by " + request_words(by) + ". A release that deletes the lock key without checking whose it is "
               "removes the current holder's key and can let the next waiter in beside it.",
           TimeSpan{op->true_ns, first->end_ns});

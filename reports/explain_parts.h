@@ -53,6 +53,15 @@ std::string leaderless_words(const RunFacts& facts, std::int64_t from_ns, std::i
 // How a key went, as a clause to follow "deleted at T": " with its lease", " by a delete_range
 // that client-1 sent ...", or "" when the history does not say.
 std::string deletion_words(const KeyLifetime& key);
+// The client a lock key was made for: the one an acquire returned it to, else (no acquire
+// returned it: its creator crashed or gave up) the client whose request created it; "" when
+// the history does not say.
+std::string key_made_for(const KeyLifetime& key);
+// Whose the key was at `at_ns`: key_made_for's, unless a later put took it over (a put keeps
+// the create revision) - then the writer's. Sets `revision` to the revision of the put that
+// made it so (its create revision while the one it was made for owns it). "" when unknown.
+std::string key_owner_at(const RunFacts& facts, const KeyLifetime& key, std::int64_t at_ns,
+                         std::int64_t& revision);
 // A json integer field, or `fallback`.
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
 // A json string field, or `fallback` (absent, or of another type: a hand-edited history).

@@ -15,33 +15,6 @@ std::string write_words(const nlohmann::json& w) {
   return s;
 }
 
-// Whose the key was at `at_ns`: its creator's, unless a later put took it over (a put keeps
-// the create revision); "nobody known" when the history does not say.
-// Also sets `revision` to the revision of the put that made it so (its create revision while
-// its creator owns it).
-std::string current_owner(const RunFacts& facts, const KeyLifetime& k, std::int64_t at_ns,
-                          std::int64_t& revision) {
-  std::string owner = k.owner;
-  revision = k.create_revision;
-  for (const std::int64_t i : k.rewrites) {
-    const HistoryEvent* put = facts.event(i);
-    if (put == nullptr || put->true_ns > at_ns || !put->args.is_object()) continue;
-    const ChangeCause by = cause_of(*put);
-    std::string writer = owner;
-    if (!by.client.empty()) {
-      writer = by.client;
-    } else {
-      const std::string value = put->args.value("value", "");
-      if (value.rfind("client-", 0) == 0) writer = value.substr(0, value.find('/'));
-    }
-    // The owner's own rewrite (a re-entry) keeps the key its own: named by the revision it
-    // was acquired at, not the rewrite's.
-    if (writer != owner) revision = put->args.value("revision", revision);
-    owner = writer;
-  }
-  return owner.empty() ? "nobody known" : owner;
-}
-
 // Who believed it held the lock, and whose key etcd held, at `at_ns`.
 std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
   std::vector<std::string> believers;
@@ -55,8 +28,8 @@ std::string holders_at(const RunFacts& facts, std::int64_t at_ns) {
     std::vector<std::string> owners;
     for (const KeyLifetime* k : facts.keys_at(at_ns)) {
       std::int64_t revision = 0;
-      const std::string owner = current_owner(facts, *k, at_ns, revision);
-      owners.push_back(owner + " (" + k->key + ", revision " + std::to_string(revision) + ")");
+      const std::string owner = key_owner_at(facts, *k, at_ns, revision);
+      owners.push_back((owner.empty() ? std::string("nobody known") : owner) + " (" + k->key + ", revision " + std::to_string(revision) + ")");
     }
     s += owners.empty() ? "; no lock key existed in etcd" : (owners.size() == 1 ? "; etcd held one lock key, owned by " : "; etcd held lock keys owned by ") +
                                  join_words(owners);

@@ -158,8 +158,17 @@ TEST_CASE("a holder whose key another client's put took over: the put is named")
   CHECK(contains(text, "client-1 still believed") == false);
 }
 
-TEST_CASE("a lost update is explained with the duplicated write and who held the lock") {
+// client-1 holds the lock (key k, revision 4) and a duplicate of its first write arrives late,
+// rolling the counter back at 0.030 s. With `waiter_key`, client-0's acquire also created a
+// key (k0, revision 3) whose answer never came: no acquire returned it.
+HistoryBuilder late_duplicate_write(bool waiter_key) {
   HistoryBuilder b;
+  if (waiter_key) {
+    b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(5));
+    b.truth("etcd", "key-put", ms_to_ns(6), {{"key", "k0"}, {"revision", 3}, {"create_revision", 3}, {"lease", 8},
+                                        {"cause", {{"kind", "request"}, {"request", "txn"}, {"client", "client-0"}, {"call", 2},
+                                                   {"member", "member-0"}, {"sent_ns", ms_to_ns(5)}}}});
+  }
   b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(10));
   b.truth("etcd", "key-put", ms_to_ns(11), {{"key", "k"}, {"revision", 4}, {"create_revision", 4}, {"lease", 9}});
   b.add("client-1", EventKind::ok, "acquire", ms_to_ns(12), {}, {{"token", 4}, {"key", "k"}, {"key_revision", 4}, {"lease", 9}});
@@ -173,6 +182,11 @@ TEST_CASE("a lost update is explained with the duplicated write and who held the
   // The first write's duplicate arrives late and rolls the counter back.
   b.truth("resource", "resource-write", ms_to_ns(30), {{"client", "client-1"}, {"token", 4}, {"accepted", true}, {"base", 0}, {"value", 1}, {"order", 3}});
   b.fault("duplicate", "end", ms_to_ns(113), {{"from", {"client-1"}}, {"to", {"resource"}}, {"duration_ms", 100}, {"probability", 0.5}});
+  return b;
+}
+
+TEST_CASE("a lost update is explained with the duplicated write and who held the lock") {
+  const HistoryBuilder b = late_duplicate_write(false);
   const CheckResult resource = check_resource(b.history, {});
   INFO(resource.to_json().dump(2));
   REQUIRE(resource.status == CheckStatus::violated);
@@ -184,6 +198,16 @@ TEST_CASE("a lost update is explained with the duplicated write and who held the
   CHECK(contains(text, "Then the resource applied client-1's write of 1 computed from 0 (token 4) at 0.030 s as update 3"));
   CHECK(contains(text, "At 0.030 s client-1 believed it held the lock; etcd held one lock key, owned by client-1 (k, revision 4)."));
   CHECK(contains(text, "Then messages between client-1 and the resource were duplicated from 0.013 s to 0.113 s."));
+}
+
+TEST_CASE("a lock key no acquire returned is said to be its creator's, not nobody's") {
+  const HistoryBuilder b = late_duplicate_write(true);
+  const CheckResult resource = check_resource(b.history, {});
+  REQUIRE(resource.status == CheckStatus::violated);
+  const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
+  INFO(text);
+  CHECK(contains(text, "etcd held lock keys owned by client-0 (k0, revision 3) and client-1 (k, revision 4)."));
+  CHECK_FALSE(contains(text, "nobody known"));
 }
 
 TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
