@@ -515,6 +515,40 @@ TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why 
                        "client-1"));
 }
 
+TEST_CASE("liveness: a hold stretched by a read kept in etcd names what held that read, not the holder's other faults") {
+  // The protected data lives in etcd (as etcd-mutex-guarded keeps it): the holder's read is a
+  // range to member-0, which waited for a leader. The holder's lease-drop (keep-alives only)
+  // and a duplicate fault on its link to a resource it never called held nothing up.
+  HistoryBuilder b;
+  holder_and_waiter(b, "member-0");
+  const nlohmann::json drop = {{"targets", {"client-1"}}, {"duration_ms", 8000}};
+  b.fault("lease-drop", "start", ms_to_ns(1400), drop);
+  const nlohmann::json copies = {{"from", {"client-1"}}, {"to", {"resource"}}, {"symmetric", false}, {"probability", 0.3},
+                                 {"duration_ms", 6000}};
+  b.fault("duplicate", "start", ms_to_ns(1450), copies);
+  b.add("client-1", EventKind::invoke, "read", ms_to_ns(1499), {{"token", 4}});
+  b.add("client-1", EventKind::trace, "kv-send", ms_to_ns(1499), {{"call", 2}, {"request", "range"}, {"member", "member-0"}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(1600), {{"member", 0}, {"term", 1}, {"reason", "check-quorum"}});
+  b.truth("member-1", "leader-elected", ms_to_ns(4000), {{"member", 1}, {"term", 2}});
+  b.add("client-1", EventKind::trace, "kv-end", ms_to_ns(4100), {{"call", 2}, {"outcome", "ok"}});
+  b.add("client-1", EventKind::ok, "read", ms_to_ns(4100), {}, {{"value", 0}});
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.fault("duplicate", "end", ms_to_ns(7450), copies);
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
+  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 3, "delete_range", ms_to_ns(8000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
+  b.fault("lease-drop", "end", ms_to_ns(9400), drop);
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "in its wait, client-1 held the lock from 0.502 s to 8.000 s: its read of the resource, invoked at "
+                       "1.499 s, ended ok at 4.100 s (no member led the cluster from 1.600 s to 4.000 s (member-0 stepped "
+                       "down at 1.600 s: it had heard from no majority of the members within an election timeout "
+                       "(check-quorum))); the key was deleted"));
+  CHECK_FALSE(contains(text, "duplicated"));
+}
+
 TEST_CASE("liveness: a waiter behind the key of a client that was waiting itself says so") {
   // client-1's key /l/a was created at 0.501 s, but its acquire never got the lock: it waited
   // until 9.000 s. client-0 waited behind /l/a and gave up at 7.000 s.

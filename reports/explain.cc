@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "lockstep/kv/tcp_retransmission.h"
 #include "lockstep/reports/causes.h"
@@ -52,6 +53,40 @@ std::string deletion_words(const KeyLifetime& key) {
   return "";
 }
 
+std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const HistoryEvent& op, std::int64_t end_ns) {
+  // A clock fault of the client moves its timeouts: it can stretch a call that timed out (or
+  // is still open), never one that was answered.
+  const HistoryEvent* done = facts.completion_of(op.index);
+  const bool timed_out = done == nullptr || done->kind != EventKind::ok;
+  std::set<std::string> members;
+  for (const CallRecord& c : facts.calls())
+    if (c.invoke == op.index && !c.member.empty()) members.insert(c.member);
+  const bool to_resource = members.empty() && (op.op == "read" || op.op == "write");
+  std::vector<const FaultBand*> out;
+  for (const FaultBand& band : facts.faults()) {
+    const FaultBand* f = &band;
+    if (f->start_ns > end_ns || (!f->open_end && f->end_ns < op.true_ns)) continue;
+    const bool link = f->args.contains("from") || f->args.contains("to");
+    bool acts = false;
+    if (link) {
+      if (f->kind == "duplicate") continue;  // a copy more holds nothing up
+      const auto between = [&](const std::string& other) {
+        return f->on_link(op.process, other) || f->on_link(other, op.process);
+      };
+      acts = (to_resource && between("resource")) ||
+             std::any_of(members.begin(), members.end(), [&](const std::string& m) { return between(m); });
+    } else if (f->kind == "pause" || f->kind == "crash" || f->kind == "clock") {
+      acts = (f->hits(op.process) && (f->kind != "clock" || timed_out)) ||
+             (f->kind != "clock" && ((to_resource && f->hits("resource")) ||
+                                     std::any_of(members.begin(), members.end(), [&](const std::string& m) { return f->hits(m); })));
+    } else if (f->kind == "leader-change") {
+      acts = !members.empty();
+    }
+    if (acts) out.push_back(f);
+  }
+  return out;
+}
+
 std::string key_made_for(const KeyLifetime& key) {
   if (!key.owner.empty()) return key.owner;
   return key.created_by.kind == "request" ? key.created_by.client : std::string();
@@ -84,7 +119,17 @@ std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size
   // Back-to-back pauses of the same processes were one pause to them: said as one span.
   std::vector<FaultBand> joined;
   std::vector<int> joined_counts;
+  // A pause of processes already paused for all of it (by a longer pause of the same ones in
+  // the list) stopped nothing more: its end did not resume them. Not said apart.
+  const auto within_listed_pause = [&faults](const FaultBand* f) {
+    return f->kind == "pause" && std::any_of(faults.begin(), faults.end(), [f](const FaultBand* g) {
+             return g != f && g->kind == "pause" && g->processes == f->processes && g->start_ns <= f->start_ns &&
+                    (g->open_end || (!f->open_end && f->end_ns <= g->end_ns)) &&
+                    (g->start_ns < f->start_ns || g->open_end != f->open_end || g->end_ns != f->end_ns);
+           });
+  };
   for (const FaultBand* f : faults) {
+    if (within_listed_pause(f)) continue;
     if (!joined.empty()) {
       FaultBand& last = joined.back();
       if (f->kind == "pause" && last.kind == "pause" && last.processes == f->processes && !last.open_end &&

@@ -191,6 +191,7 @@ std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int
       longest_ns = took_ns;
     }
   }
+  std::string leaderless;
   if (longest != nullptr) {
     const bool of_resource = longest->op == "read" || longest->op == "write";
     s += ": its " + longest->op + (of_resource ? " of the resource" : "") + ", invoked at " + format_seconds(longest->true_ns);
@@ -201,10 +202,21 @@ std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int
     if (longest_end == nullptr) s += ", was still open at the end of the history";
     else if (longest_end->kind == EventKind::info) s += ", went unanswered until its timeout at " + format_seconds(longest_end->true_ns);
     else s += ", ended " + std::string(event_kind_name(longest_end->kind)) + " at " + format_seconds(longest_end->true_ns);
+    // What stretched it is what acted on its way, not every fault on the holder then.
+    const std::int64_t op_end_ns = longest_end != nullptr ? longest_end->true_ns : end_ns;
+    during = faults_on_way(facts, *longest, op_end_ns);
+    if (std::any_of(facts.calls().begin(), facts.calls().end(),
+                    [&](const CallRecord& c) { return c.invoke == longest->index; }))
+      leaderless = leaderless_words(facts, longest->true_ns, op_end_ns, 100'000'000);
   }
-  std::erase_if(during, [&](const FaultBand* f) { return std::find(named.begin(), named.end(), f) != named.end(); });
+  // A lease-drop loses keep-alives and a duplicate adds a copy: neither holds an operation up.
+  std::erase_if(during, [&](const FaultBand* f) {
+    return f->kind == "lease-drop" || f->kind == "duplicate" || std::find(named.begin(), named.end(), f) != named.end();
+  });
   named.insert(named.end(), during.begin(), during.end());
-  if (!during.empty()) s += (longest != nullptr ? " (" : ", while ") + fault_clauses(during, 3) + (longest != nullptr ? ")" : "");
+  std::string why = during.empty() ? std::string() : fault_clauses(during, 3);
+  if (!leaderless.empty()) why += (why.empty() ? "" : "; ") + leaderless;
+  if (!why.empty()) s += (longest != nullptr ? " (" : ", while ") + why + (longest != nullptr ? ")" : "");
   return s;
 }
 

@@ -66,8 +66,8 @@ const HistoryEvent* takeover(const RunFacts& facts, const KeyLifetime& key,
 }
 
 // A holder that outlived its lease may have been kept in its critical section by faults on its
-// way to the resource: its calls there that took 100 ms or more while a fault hit that link (or
-// the resource) are named, with those faults, in the cause ("slowed_by").
+// way to the resource: its calls there that took 100 ms or more while a fault acted on their way
+// (faults_on_way) are named, with those faults, in the cause ("slowed_by").
 void slowed_critical_section(const RunFacts& facts, const Holding& earlier, const Holding& later,
                              Story& out) {
   std::vector<std::string> calls;
@@ -80,16 +80,11 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
     const HistoryEvent* done = facts.completion_of(e.index);
     const std::int64_t end_ns = done != nullptr ? done->true_ns : facts.end_ns();
     if (end_ns - e.true_ns < 100'000'000) continue;
-    // A pause or crash of the resource, or a fault on the links between this client and it.
+    // What acted on its way: a pause of the holder (its answer waits for it), faults on its
+    // link to the resource, the resource's stops (or, for a call to etcd, the members').
     bool named = false;
-    for (const auto& band : facts.faults()) {
-      const FaultBand* f = &band;
-      const std::int64_t f_end = f->open_end ? facts.end_ns() : f->end_ns;
-      if (f->start_ns > end_ns || f_end < e.true_ns || f->kind == "duplicate" || f->kind == "reorder") continue;
-      const bool link = f->args.contains("from") || f->args.contains("to");
-      const bool hits = link ? f->on_link(earlier.process, "resource") || f->on_link("resource", earlier.process)
-                             : f->hits("resource");
-      if (!hits) continue;
+    for (const FaultBand* f : faults_on_way(facts, e, end_ns)) {
+      if (f->kind == "reorder") continue;  // milliseconds, not a held-up call
       if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
       named = true;
     }

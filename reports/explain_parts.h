@@ -37,7 +37,8 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check);
 
 // Shared phrasing.
 // "the faults: client-4 was paused from 6.995 s to 20.349 s and ..." without the lead-in.
-// Back-to-back pauses of the same processes are one clause ("(2 back-to-back pauses)").
+// Back-to-back pauses of the same processes are one clause ("(2 back-to-back pauses)"), and a
+// pause inside a longer listed pause of the same processes is not said apart.
 std::string fault_clauses(const std::vector<const FaultBand*>& faults, std::size_t max_count = 4);
 // A message sent during `loss` that arrived at `arrived_ns` (within `slack_ns` of a
 // retransmission well after the loss ended): "; it got through at TCP's retransmission at
@@ -62,6 +63,14 @@ std::string key_made_for(const KeyLifetime& key);
 // made it so (its create revision while the one it was made for owns it). "" when unknown.
 std::string key_owner_at(const RunFacts& facts, const KeyLifetime& key, std::int64_t at_ns,
                          std::int64_t& revision);
+// The faults that could hold up a client's operation `op` (its invoke) until `end_ns`: a
+// pause or crash of the client, or its clock fault when the operation timed out (or is still
+// open); for the calls it made to etcd members, cuts, delays, losses and reorders of its links
+// to them, their pauses and crashes, and leader changes; for a read or write that went to the
+// resource itself (no etcd call recorded), the faults on its link to the resource and the
+// resource's pauses and crashes. A duplicate, a lease-drop (keep-alives only) or a clock fault
+// elsewhere holds nothing up.
+std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const HistoryEvent& op, std::int64_t end_ns);
 // A json integer field, or `fallback`.
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
 // A json string field, or `fallback` (absent, or of another type: a hand-edited history).

@@ -360,6 +360,37 @@ TEST_CASE("keep-alives counted up to the lessor's finding are not said to be all
   CHECK_FALSE(contains(text, "keep-alive for it after"));
 }
 
+TEST_CASE("a holder whose own pause held its read's answer: the pause is named, not a clock fault of the resource") {
+  // The read reached the resource at once; client-0 was paused before the answer came back (and
+  // paused again inside that pause), and the resource's clock ran slow meanwhile: a clock holds
+  // no message up, and the inner pause stopped nothing the outer one had not.
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::invoke, "read", ms_to_ns(1200), {{"token", 5}});
+  b.truth("resource", "resource-read", ms_to_ns(1201), {{"client", "client-0"}, {"accepted", true}, {"token", 5}, {"value", 0}});
+  b.fault("pause", "start", ms_to_ns(1202), {{"targets", {"client-0"}}, {"duration_ms", 4798}, {"start_ms", 1202}});
+  const nlohmann::json clock = {{"targets", {"resource"}}, {"clock", "monotonic"}, {"rate_ppm", 900000}, {"duration_ms", 500}};
+  b.fault("clock", "start", ms_to_ns(2000), clock);
+  b.fault("pause", "start", ms_to_ns(2100), {{"targets", {"client-0"}}, {"duration_ms", 300}, {"start_ms", 2100}});
+  b.fault("pause", "end", ms_to_ns(2400), {{"targets", {"client-0"}}, {"duration_ms", 300}, {"start_ms", 2100}});
+  b.fault("clock", "end", ms_to_ns(2500), clock);
+  lease_expires(b, ms_to_ns(3100), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(3090)},
+                               {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(3150), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(3160), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(3200), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  b.fault("pause", "end", ms_to_ns(6000), {{"targets", {"client-0"}}, {"duration_ms", 4798}, {"start_ms", 1202}});
+  b.add("client-0", EventKind::ok, "read", ms_to_ns(6000), {}, {{"value", 0}});
+  const std::string text = mutex_violation_text(b.history);
+  INFO(text);
+  CHECK(contains(text, "While it held the lock, client-0's calls to the resource were held up (its read at 1.200 s "
+                       "took 4.800 s): client-0 was paused from 1.202 s to 6.000 s."));
+  CHECK_FALSE(contains(text, "the resource's monotonic clock"));
+  CHECK_FALSE(contains(text, "from 2.100 s to 2.400 s"));
+}
+
 TEST_CASE("a holder kept in its critical section by a slow link to the resource: the fault is named") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
