@@ -1154,12 +1154,17 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
       s += ", applied a second time: its first copy had been applied at " +
            format_seconds(first_copy->true_ns) + " (revision " +
            std::to_string(first_copy->args.value("revision", std::int64_t{0})) + ")";
+      // A duplicate fault on the request's way (the sender's link to its member, or the
+      // members' links it was passed on by) before its first copy was applied; one on the
+      // sender's other links, to the resource say, copied nothing of it.
+      const std::set<std::string> members = member_names(facts, by.member);
       std::vector<const FaultBand*> dup;
-      for (const FaultBand* f : facts.faults_hitting(by.client, by.sent_ns, by.sent_ns))
-        if (f->kind == "duplicate") dup.push_back(f);
+      for (const auto& f : facts.faults())
+        if (f.kind == "duplicate" && f.start_ns <= first_copy->true_ns && (f.open_end || f.end_ns >= by.sent_ns) &&
+            on_request_way(f, by.client, by.member, members))
+          dup.push_back(&f);
       // What let time pass between the two copies' applying (a copy right behind the first
       // deletes nothing new): reordering or delay on the request's way.
-      const std::set<std::string> members = member_names(facts, by.member);
       for (const auto& f : facts.faults()) {
         const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
         if ((f.kind == "reorder" || f.kind == "delay") && f.start_ns <= key.end_ns && end >= by.sent_ns &&

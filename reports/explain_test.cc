@@ -15,6 +15,7 @@ namespace {
 
 using reports_test::HistoryBuilder;
 using reports_test::ms_to_ns;
+using reports_test::request_cause;
 using reports_test::verdict_of;
 
 // The explanation of `history`'s mutex violation (the history must violate mutual exclusion).
@@ -277,6 +278,47 @@ History stale_delete_history() {
   b.truth("etcd", "key-put", ms_to_ns(21520), {{"key", "/lock/b"}, {"revision", 21}, {"create_revision", 21}, {"lease", 11}});
   b.add("client-0", EventKind::ok, "acquire", ms_to_ns(21600), {}, {{"key", "/lock/b"}, {"key_revision", 21}, {"lease", 11}});
   return b.history;
+}
+
+TEST_CASE("a delete applied twice names the duplicate fault on its way, not one on a link it never took") {
+  // client-2's release (call 9, to member-2) deletes its own key; a duplicate of it, applied
+  // 42 ms later, deletes client-4's key. The copy came from the duplicate fault on client-2's
+  // links to the members; the one on its link to the resource copied nothing of this request.
+  HistoryBuilder b;
+  const nlohmann::json to_members = {{"from", {"client-2"}}, {"to", {"member-0", "member-1", "member-2"}},
+                                     {"symmetric", true}, {"probability", 0.3}, {"duration_ms", 1000}};
+  const nlohmann::json to_resource = {{"from", {"client-2"}}, {"to", {"resource"}}, {"symmetric", true},
+                                      {"probability", 0.3}, {"duration_ms", 1000}};
+  b.add("client-2", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1002), {{"key", "/lock"}, {"revision", 3}, {"create_revision", 3}, {"lease", 7},
+                                        {"cause", request_cause("client-2", 8, "txn", ms_to_ns(1000))}});
+  b.add("client-2", EventKind::ok, "acquire", ms_to_ns(1003), {}, {{"key", "/lock"}, {"key_revision", 3}, {"lease", 7}});
+  b.fault("duplicate", "start", ms_to_ns(1100), to_members);
+  b.fault("duplicate", "start", ms_to_ns(1150), to_resource);
+  b.add("client-2", EventKind::invoke, "release", ms_to_ns(1500));
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1500), {{"call", 9}, {"request", "delete_range"}, {"member", "member-2"}});
+  b.truth("etcd", "key-delete", ms_to_ns(1507), {{"key", "/lock"}, {"revision", 4},
+                                           {"cause", request_cause("client-2", 9, "delete_range", ms_to_ns(1500))}});
+  b.add("client-2", EventKind::trace, "kv-end", ms_to_ns(1508), {{"call", 9}, {"outcome", "ok"}});
+  b.add("client-2", EventKind::ok, "release", ms_to_ns(1508));
+  b.add("client-4", EventKind::invoke, "acquire", ms_to_ns(1520), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1537), {{"key", "/lock"}, {"revision", 5}, {"create_revision", 5}, {"lease", 8},
+                                        {"cause", request_cause("client-4", 3, "txn", ms_to_ns(1520))}});
+  b.add("client-4", EventKind::ok, "acquire", ms_to_ns(1540), {}, {{"key", "/lock"}, {"key_revision", 5}, {"lease", 8}});
+  b.truth("etcd", "key-delete", ms_to_ns(1549), {{"key", "/lock"}, {"revision", 6},
+                                           {"cause", request_cause("client-2", 9, "delete_range", ms_to_ns(1500))}});
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1600), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1602), {{"key", "/lock"}, {"revision", 7}, {"create_revision", 7}, {"lease", 9},
+                                        {"cause", request_cause("client-0", 1, "txn", ms_to_ns(1600))}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1603), {}, {{"key", "/lock"}, {"key_revision", 7}, {"lease", 9}});
+  b.fault("duplicate", "end", ms_to_ns(2100), to_members);
+  b.fault("duplicate", "end", ms_to_ns(2150), to_resource);
+  const std::string text = mutex_violation_text(b.history);
+  INFO(text);
+  CHECK(contains(text, "by a delete_range that client-2 sent to member-2 at 1.500 s (call 9), applied a second time: its "
+                       "first copy had been applied at 1.507 s (revision 4), and messages between client-2 and each of "
+                       "member-0, member-1 and member-2 were duplicated from 1.100 s to 2.100 s when it was sent."));
+  CHECK_FALSE(contains(text, "client-2 and the resource"));
 }
 
 TEST_CASE("a key deleted by its owner's own stale request: the request - not a lease - is the cause") {
