@@ -232,6 +232,10 @@ History two_grants_without_keys(bool client4_reads_another_key) {
     b.add("client-4", EventKind::trace, "kv-end", ms_to_ns(5010), {{"call", 2}, {"outcome", "ok"}});
   }
   b.add("client-4", EventKind::ok, "acquire", ms_to_ns(9000), {}, {{"key", "/l/client-4"}, {"key_revision", 5}, {"lease", 14}});
+  // In the grant's instant, after it: client-4's next operation's first call, no part of its wait.
+  b.add("client-4", EventKind::invoke, "read", ms_to_ns(9000), {{"token", 5}});
+  b.add("client-4", EventKind::trace, "kv-send", ms_to_ns(9000),
+        {{"call", 3}, {"request", "range"}, {"key", "/l/client-4"}, {"member", "member-0"}});
   b.add("client-1", EventKind::ok, "acquire", ms_to_ns(9001), {}, {{"key", "/l/client-1"}, {"key_revision", 2}, {"lease", 11}});
   return b.history;
 }

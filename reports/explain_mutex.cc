@@ -167,7 +167,10 @@ std::string expired_lease_words(const RunFacts& facts, const KeyLifetime& key) {
 }
 
 void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, Story& out) {
-  const auto calls = facts.calls_of(h.process, key.end_ns, h.start_ns);
+  auto calls = facts.calls_of(h.process, key.end_ns, h.start_ns);
+  // One sent in the grant's instant but after it belongs to the next operation, not the wait.
+  if (h.acquired != nullptr)
+    std::erase_if(calls, [&](const CallRecord* c) { return c->invoke > h.acquired->index; });
   const std::string own = unescape_bytes(key.key).value_or(key.key);
   const std::string span = "between its key's deletion at " + format_seconds(key.end_ns) +
                            " and the grant at " + format_seconds(h.start_ns);
