@@ -55,9 +55,16 @@ bool on_keep_alive_way(const RunFacts& facts, const FaultBand& f, const std::str
   if (!(f.args.contains("from") || f.args.contains("to"))) return true;  // not a link fault
   if (facts.calls_of(client, 0, facts.end_ns()).empty()) return true;
   const std::int64_t f_end = f.open_end ? facts.end_ns() : f.end_ns;
+  // A keep-alive sent while a lease-drop of its client was on never left the client (the
+  // fault is a client library that stops sending them): it was on no link.
+  const auto dropped_at_client = [&](const CallRecord* c) {
+    return std::any_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& d) {
+      return d.kind == "lease-drop" && d.hits(client) && d.start_ns <= c->sent_ns && (d.open_end || d.end_ns > c->sent_ns);
+    });
+  };
   for (const CallRecord* c : keep_alives) {
     const std::int64_t out_until = std::min(c->end_ns, until_ns);
-    if (f.start_ns > out_until || f_end < c->sent_ns) continue;
+    if (f.start_ns > out_until || f_end < c->sent_ns || dropped_at_client(c)) continue;
     if (c->member.empty()) return true;
     if (f.on_link(client, c->member) || f.on_link(c->member, client)) return true;
     for (const auto& t : facts.truth().leaders)
