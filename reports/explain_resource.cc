@@ -68,12 +68,15 @@ void overlap_at(const RunFacts& facts, std::int64_t at_ns, Story& out) {
   out.cause["overlap"] = overlap.cause;
 }
 
-void faults_near(const RunFacts& facts, const std::string& client, std::int64_t at_ns,
-                 Story& out) {
-  auto hit = facts.faults_hitting(client, at_ns, at_ns);
-  for (const FaultBand* f : facts.faults_hitting("resource", at_ns, at_ns))
-    if (!f->hits(client)) hit.push_back(f);
-  if (!hit.empty()) out.say("Then " + fault_clauses(hit) + ".");
+// A duplicate fault on the writer's link to the resource when its write landed: what can make
+// one write land twice. Other faults active then are not named: they did nothing to this write
+// (transit and stale_read say what held its messages).
+void duplicates_near(const RunFacts& facts, const std::string& client, std::int64_t at_ns, Story& out) {
+  std::vector<const FaultBand*> copies;
+  for (const FaultBand* f : facts.faults_hitting(client, at_ns, at_ns))
+    if (f->kind == "duplicate" && (f->on_link(client, "resource") || f->on_link("resource", client)))
+      copies.push_back(f);
+  if (!copies.empty()) out.say("Then " + fault_clauses(copies) + ".");
 }
 
 // The client operation whose effect at the resource is `effect` (a resource-write or -read
@@ -148,6 +151,39 @@ void transit(const RunFacts& facts, const HistoryEvent& effect, Story& out, nloh
                       {"given_up", done != nullptr && done->kind != EventKind::ok && done->true_ns < effect.true_ns}};
 }
 
+// The read the overwriting write was computed from, when it took 100 ms or more: "client-2's
+// read of 29, invoked at 34.989 s, reached the resource at 35.400 s and its answer came at
+// 35.810 s, 821 ms after it was sent: messages between client-2 and the resource were delayed
+// by 410 ms ...". A slow read is how a write comes to be computed from a stale value.
+void stale_read(const RunFacts& facts, const HistoryEvent& write_effect, Story& out) {
+  const HistoryEvent* write = call_of_effect(facts, write_effect);
+  if (write == nullptr || !write->args.is_object() || !write->args.contains("base")) return;
+  const nlohmann::json base = write->args["base"];
+  const HistoryEvent* read = nullptr;
+  const HistoryEvent* answer = nullptr;
+  for (std::int64_t i = write->index - 1; i >= 0 && read == nullptr; --i) {
+    const HistoryEvent* e = facts.event(i);
+    if (e == nullptr || e->process != write->process || e->kind != EventKind::invoke || e->op != "read") continue;
+    const HistoryEvent* done = facts.completion_of(e->index);
+    if (done == nullptr || done->kind != EventKind::ok || done->index > write->index ||
+        !done->result.is_object() || done->result.value("value", nlohmann::json()) != base)
+      return;  // the latest read before the write is not the one its base came from
+    read = e;
+    answer = done;
+  }
+  if (read == nullptr || answer->true_ns - read->true_ns < 100'000'000) return;
+  std::string s = read->process + "'s read of " + base.dump() + ", invoked at " + format_seconds(read->true_ns);
+  if (const HistoryEvent* at = facts.resource_effect(read->index); at != nullptr)
+    s += ", reached the resource at " + format_seconds(at->true_ns) + " and its answer came at " +
+         format_seconds(answer->true_ns);
+  else
+    s += ", was answered at " + format_seconds(answer->true_ns);
+  s += ", " + format_duration(answer->true_ns - read->true_ns) + " after it was sent";
+  const std::vector<const FaultBand*> held = faults_on_way(facts, *read, answer->true_ns);
+  s += held.empty() ? "; none of the faults was active on its way" : ": " + fault_clauses(held, 6);
+  out.say(s + ".", TimeSpan{read->true_ns, answer->true_ns});
+}
+
 // What the overwriting write had not read, from the resource's applied writes before it: "its
 // writer had read 81, the value of update 81, so it overwrote updates 82 to 84, which it never
 // read". Falls back to "... before update <lost_order>" when the history does not show them.
@@ -211,8 +247,9 @@ Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
       out.say(holders_at(facts, by_at->true_ns));
       overlap_at(facts, by_at->true_ns, out);
       transit(facts, *by_at, out, out.cause);
+      stale_read(facts, *by_at, out);
       out.end_chain();
-      faults_near(facts, by.value("client", ""), by_at->true_ns, out);
+      duplicates_near(facts, by.value("client", ""), by_at->true_ns, out);
     }
     return out;
   }
@@ -230,7 +267,7 @@ Story explain_resource(const RunFacts& facts, const nlohmann::json& check) {
       out.say(holders_at(facts, at->true_ns));
       transit(facts, *at, out, out.cause);
       out.end_chain();
-      faults_near(facts, write.value("client", ""), at->true_ns, out);
+      duplicates_near(facts, write.value("client", ""), at->true_ns, out);
     }
     return out;
   }

@@ -211,6 +211,40 @@ TEST_CASE("a lock key no acquire returned is said to be its creator's, not nobod
   CHECK_FALSE(contains(text, "nobody known"));
 }
 
+TEST_CASE("a lost update names the slow read its write was computed from, not the faults merely active then") {
+  // client-0 reads 0 through a delayed link (410 ms each way) while client-1 writes 1; client-0
+  // then writes 1 computed from 0, overwriting client-1's update. A cut of member-0's links
+  // active at that moment did nothing to either call.
+  HistoryBuilder b;
+  const nlohmann::json slow = {{"from", {"client-0"}}, {"to", {"resource"}}, {"symmetric", true}, {"amount_ms", 410},
+                               {"duration_ms", 2000}};
+  const nlohmann::json cut = {{"from", {"member-0"}}, {"to", {"member-1", "member-2", "client-0"}}, {"symmetric", true},
+                              {"duration_ms", 5000}};
+  b.fault("partition", "start", ms_to_ns(100), cut);
+  b.fault("delay", "start", ms_to_ns(500), slow);
+  b.add("client-0", EventKind::invoke, "read", ms_to_ns(1000), {{"token", 0}});
+  b.truth("resource", "resource-read", ms_to_ns(1410), {{"client", "client-0"}, {"accepted", true}, {"token", 0}, {"value", 0}});
+  b.add("client-1", EventKind::invoke, "write", ms_to_ns(1500), {{"token", 0}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(1501), {{"client", "client-1"}, {"token", 0}, {"accepted", true}, {"base", 0},
+                                                   {"value", 1}, {"order", 1}});
+  b.add("client-1", EventKind::ok, "write", ms_to_ns(1502), {}, {{"order", 1}});
+  b.add("client-0", EventKind::ok, "read", ms_to_ns(1820), {}, {{"value", 0}});
+  b.add("client-0", EventKind::invoke, "write", ms_to_ns(1820), {{"token", 0}, {"base", 0}, {"value", 1}});
+  b.truth("resource", "resource-write", ms_to_ns(2230), {{"client", "client-0"}, {"token", 0}, {"accepted", true}, {"base", 0},
+                                                   {"value", 1}, {"order", 2}});
+  b.fault("delay", "end", ms_to_ns(2500), slow);
+  b.add("client-0", EventKind::ok, "write", ms_to_ns(2640), {}, {{"order", 2}});
+  b.fault("partition", "end", ms_to_ns(5100), cut);
+  const CheckResult resource = check_resource(b.history, {});
+  REQUIRE(resource.status == CheckStatus::violated);
+  const std::string text = explain_violation(b.history, verdict_of({resource}, b.history));
+  INFO(text);
+  CHECK(contains(text, "client-0's read of 0, invoked at 1.000 s, reached the resource at 1.410 s and its answer came at "
+                       "1.820 s, 820 ms after it was sent: messages between client-0 and the resource were delayed by "
+                       "410 ms from 0.500 s to 2.500 s."));
+  CHECK_FALSE(contains(text, "were cut"));
+}
+
 TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000));
