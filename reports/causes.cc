@@ -1226,12 +1226,16 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
         why.push_back("it waited behind " + (ahead->owner.empty() ? std::string("the") : ahead->owner + "'s") +
                       " key (revision " + std::to_string(ahead->create_revision) + "), which stood until " +
                       (ahead->end_ns == kStillOpen ? std::string("the end") : format_seconds(ahead->end_ns)));
+      // Who held the lock in that wait, and what stretched each hold (the key ahead's owner
+      // may have been waiting itself).
+      std::string holds;
+      if (ahead != nullptr) holds = holds_in_wait_words(facts, *ahead, by.client, lock_call->sent_ns, lock_call->end_ns);
       if (const std::string held = call_held_words(facts, *lock_call); !held.empty())
         why.push_back((ahead != nullptr ? "meanwhile " : "") + held);
       if (!why.empty())
         story.say(by.client + "'s lock call " + std::to_string(lock_call->call) + " (sent to " + lock_call->member +
                       " at " + format_seconds(lock_call->sent_ns) + ") had no answer by its deadline at " +
-                      format_seconds(lock_call->end_ns) + ": " + why.front() +
+                      format_seconds(lock_call->end_ns) + ": " + why.front() + holds +
                       (why.size() > 1 ? "; " + why.back() : std::string()) + ".",
                   TimeSpan{lock_call->sent_ns, lock_call->end_ns});
     }

@@ -69,7 +69,8 @@ std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const History
     const bool link = f->args.contains("from") || f->args.contains("to");
     bool acts = false;
     if (link) {
-      if (f->kind == "duplicate") continue;  // a copy more holds nothing up
+      // A copy more holds nothing up, and a reorder only by its few milliseconds.
+      if (f->kind == "duplicate" || f->kind == "reorder") continue;
       const auto between = [&](const std::string& other) {
         return f->on_link(op.process, other) || f->on_link(other, op.process);
       };

@@ -84,7 +84,6 @@ void slowed_critical_section(const RunFacts& facts, const Holding& earlier, cons
     // link to the resource, the resource's stops (or, for a call to etcd, the members').
     bool named = false;
     for (const FaultBand* f : faults_on_way(facts, e, end_ns)) {
-      if (f->kind == "reorder") continue;  // milliseconds, not a held-up call
       if (std::find(slowed_by.begin(), slowed_by.end(), f) == slowed_by.end()) slowed_by.push_back(f);
       named = true;
     }

@@ -65,12 +65,27 @@ std::string key_owner_at(const RunFacts& facts, const KeyLifetime& key, std::int
                          std::int64_t& revision);
 // The faults that could hold up a client's operation `op` (its invoke) until `end_ns`: a
 // pause or crash of the client, or its clock fault when the operation timed out (or is still
-// open); for the calls it made to etcd members, cuts, delays, losses and reorders of its links
-// to them, their pauses and crashes, and leader changes; for a read or write that went to the
-// resource itself (no etcd call recorded), the faults on its link to the resource and the
+// open); for the calls it made to etcd members, cuts, delays and losses of its links to them,
+// their pauses and crashes, and leader changes; for a read or write that went to the resource
+// itself (no etcd call recorded), the same faults on its link to the resource and the
 // resource's pauses and crashes. A duplicate, a lease-drop (keep-alives only) or a clock fault
-// elsewhere holds nothing up.
+// elsewhere holds nothing up, and a reorder only by milliseconds.
 std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const HistoryEvent& op, std::int64_t end_ns);
+// "client-1 held the lock from 12.722 s to 17.922 s: its read, invoked at 12.722 s while the
+// resource was down, went unanswered until its timeout at 17.722 s (the resource crashed from
+// 12.633 s to 17.933 s)": a hold in a waiter's wait (up to `until_ns`), with the longest of its
+// operations when one took a second or more, and the faults on that operation's way
+// (faults_on_way), or without one the faults on the holder, the resource and the link between
+// them in that time. Faults in `named` already are not said again; the rest are added to it.
+std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int64_t until_ns,
+                       std::vector<const FaultBand*>& named);
+// Who held the lock while `waiter` waited behind `ahead` (from `key_start_ns` to
+// `wait_end_ns`): "; in its wait, client-0 held the lock from ... (hold_words)", the key's
+// owner's holds from its key on and others' of a second or more; and, when the key's owner
+// never held the lock then, "; client-2 did not hold the lock then: its own acquire, invoked at
+// ..., was still waiting". "" when none of that applies.
+std::string holds_in_wait_words(const RunFacts& facts, const KeyLifetime& ahead, const std::string& waiter,
+                                std::int64_t key_start_ns, std::int64_t wait_end_ns);
 // A json integer field, or `fallback`.
 std::int64_t int_of(const nlohmann::json& j, const char* field, std::int64_t fallback = 0);
 // A json string field, or `fallback` (absent, or of another type: a hand-edited history).

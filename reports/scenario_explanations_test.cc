@@ -462,7 +462,7 @@ TEST_CASE("a lock call given up says which key it waited behind and what held it
   INFO(all);
   CHECK_THAT(all, Catch::Contains("client-0's lock call 8 (sent to member-0 at 5.614 s) had no answer by its deadline "
                                   "at 10.614 s: it waited behind client-3's key (revision 27), which stood until "
-                                  "11.445 s; meanwhile no member led the cluster from 6.003 s to 7.484 s (member-1 "
+                                  "11.445 s; in its wait, client-3 held the lock from 5.933 s to 6.136 s; meanwhile no member led the cluster from 6.003 s to 7.484 s (member-1 "
                                   "stepped down at 6.003 s on seeing term 2 in member-2's append-reply: the links from "
                                   "member-1 to member-2 were cut (their messages held) from 3.000 s to 4.500 s, member-2 "
                                   "had campaigned once at 4.598 s (term 2) and member-1's messages to member-2, held since 3.001 s, got through at TCP's "
