@@ -1328,6 +1328,36 @@ TEST_CASE("a long leaderless span says why no leader was elected sooner") {
   CHECK(!contains(clipped, "won"));
 }
 
+// A voter paused through a candidate's campaigns refuses their requests only when it resumes,
+// after those campaigns had failed: it is said to have been paused through them, and a late
+// refusal is not given as why a campaign failed.
+TEST_CASE("a voter paused through campaigns is said paused, not to have refused them") {
+  HistoryBuilder b;
+  const nlohmann::json pause = {{"targets", {"member-1"}}, {"start_ms", 1500}, {"duration_ms", 5500}};
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 2}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(1000), {{"member", 0}, {"term", 2}, {"reason", "check-quorum"}});
+  b.fault("pause", "start", ms_to_ns(1500), pause);
+  for (int i = 0; i < 3; ++i)
+    b.truth("member-2", "campaign", ms_to_ns(2000 + 1500 * i), {{"member", 2}, {"term", 3 + i}, {"last_index", 120}, {"last_term", 2}});
+  b.fault("pause", "end", ms_to_ns(7000), pause);
+  // member-1 reads the three requests when it resumes: it refuses the two older terms' (it
+  // follows the newest) after their campaigns were over.
+  for (int i = 0; i < 2; ++i)
+    b.truth("member-1", "vote-refused", ms_to_ns(7000),
+            {{"member", 1}, {"candidate", 2}, {"term", 3 + i}, {"reason", "stale-term"}});
+  b.truth("member-1", "campaign", ms_to_ns(9000), {{"member", 1}, {"term", 6}, {"last_index", 125}, {"last_term", 2}});
+  b.truth("member-1", "leader-elected", ms_to_ns(9002), {{"member", 1}, {"term", 6}});
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 was paused from "
+                        "1.500 s to 7.000 s through two of them (a paused member reads what came meanwhile only when it "
+                        "resumes)"));
+  CHECK(!contains(words, "member-1 refused"));
+  CHECK(!contains(words, "being in a newer term"));
+}
+
 // A vote request that a `duplicate` fault delivered twice is refused twice, but it is one
 // request of one campaign: three campaigns are "all three" refused, not four.
 TEST_CASE("a duplicated vote request counts once among a campaign's refusals") {

@@ -176,6 +176,15 @@ const LinkEvent* late_request_of(const RunFacts& facts, const VoteRefusal& v) {
   return nullptr;
 }
 
+// When `c` was decided: its candidate's next campaign (an election timeout without a majority),
+// or else `to_ns`. A refusal recorded later (a paused voter reading the request when it resumed)
+// is not why that campaign failed.
+std::int64_t campaign_decided_ns(const RunFacts& facts, const Campaign& c, std::int64_t to_ns) {
+  for (const Campaign& next : facts.campaigns())
+    if (next.member == c.member && next.term > c.term && next.at_ns >= c.at_ns) return std::min(next.at_ns, to_ns);
+  return to_ns;
+}
+
 // "member-1 refused all 5 because member-2's log was behind its own (...)": what `voter` did
 // with the vote requests of `candidate`'s `campaigns` (one request a campaign), from its
 // recorded refusals, or "" when it refused none. One clause, its reasons listed with commas.
@@ -189,7 +198,8 @@ std::string refusal_words(const RunFacts& facts, const std::string& voter, const
     for (const VoteRefusal& v : facts.vote_refusals())
       if (v.member == voter && v.candidate == candidate && v.reason == reason && v.at_ns >= from_ns &&
           v.at_ns <= to_ns &&
-          std::any_of(campaigns.begin(), campaigns.end(), [&](const Campaign* c) { return c->term == v.term; }) &&
+          std::any_of(campaigns.begin(), campaigns.end(),
+                      [&](const Campaign* c) { return c->term == v.term && v.at_ns <= campaign_decided_ns(facts, *c, to_ns); }) &&
           std::none_of(mine.begin(), mine.end(), [&](const VoteRefusal* m) { return m->term == v.term; }))
         mine.push_back(&v);
     if (mine.empty()) continue;
@@ -292,9 +302,35 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
   if (std::all_of(cs.begin(), cs.end(), [&](const Campaign* c) { return cut_off_at(facts, m, voters, c->at_ns); }))
     s += " while cut off from the other members";
   std::vector<std::string> refusals;
-  for (const std::string& v : voters)
-    if (v != m)
-      if (std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns); !w.empty()) refusals.push_back(std::move(w));
+  for (const std::string& v : voters) {
+    if (v == m) continue;
+    const std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns);
+    // A voter paused or down from a campaign's start until it was decided answered nothing.
+    const FaultBand* stop = nullptr;
+    std::size_t silent = 0;
+    for (const Campaign* c : cs) {
+      const std::int64_t decided_ns = campaign_decided_ns(facts, *c, to_ns);
+      for (const FaultBand& f : facts.faults())
+        if ((f.kind == "pause" || f.kind == "crash") && f.hits(v) && f.start_ns <= c->at_ns &&
+            (f.open_end || f.end_ns >= decided_ns)) {
+          ++silent;
+          if (stop == nullptr) stop = &f;
+          break;
+        }
+    }
+    std::string stopped;
+    if (stop != nullptr)
+      stopped = v + (stop->kind == "pause" ? " was paused" : " was down") + " from " + format_seconds(stop->start_ns) +
+                " to " + (stop->open_end ? std::string("the end") : format_seconds(stop->end_ns)) + " through " +
+                (silent == cs.size() ? (cs.size() == 1 ? std::string("it") : cs.size() == 2 ? std::string("both")
+                                                                                             : "all " + number_word(silent))
+                                     : number_word(silent) + " of them") +
+                (stop->kind == "pause" ? " (a paused member reads what came meanwhile only when it resumes)" : "");
+    if (!stopped.empty() && !w.empty())
+      refusals.push_back(stopped + ", and " + w.substr(v.size() + 1));
+    else if (!stopped.empty() || !w.empty())
+      refusals.push_back(stopped.empty() ? w : stopped);
+  }
   // Voters apart by "; ": a voter's clause lists its reasons with commas.
   for (std::size_t i = 0; i < refusals.size(); ++i) s += (i == 0 ? ": " : "; ") + refusals[i];
   return s;
