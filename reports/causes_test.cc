@@ -1358,6 +1358,29 @@ TEST_CASE("a voter paused through campaigns is said paused, not to have refused 
   CHECK(!contains(words, "being in a newer term"));
 }
 
+// A voter that ignores a campaign the instant it resumes from a long pause had heard its
+// leader only then, from a message its pause had held: said, lest "less than an election
+// timeout before" read as a leader alive through the pause.
+TEST_CASE("a vote ignored on resuming from a long pause says the leader was heard only then") {
+  HistoryBuilder b;
+  const nlohmann::json pause = {{"targets", {"member-1"}}, {"start_ms", 1500}, {"duration_ms", 2500}};
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 2}});
+  b.fault("pause", "start", ms_to_ns(1500), pause);
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(2000), {{"member", 0}, {"term", 2}, {"reason", "check-quorum"}});
+  b.truth("member-2", "campaign", ms_to_ns(3000), {{"member", 2}, {"term", 3}, {"last_index", 120}, {"last_term", 2}});
+  b.fault("pause", "end", ms_to_ns(4000), pause);
+  b.truth("member-1", "vote-refused", ms_to_ns(4000), {{"member", 1}, {"candidate", 2}, {"term", 3}, {"reason", "leader-lease"}});
+  b.truth("member-2", "campaign", ms_to_ns(5500), {{"member", 2}, {"term", 4}, {"last_index", 120}, {"last_term", 2}});
+  b.truth("member-2", "leader-elected", ms_to_ns(5502), {{"member", 2}, {"term", 4}});
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-1 ignored it, having heard from a leader less than an election timeout before (it had "
+                        "been paused from 1.500 s to 4.000 s; on resuming it read a leader's message that had come "
+                        "meanwhile before the request)"));
+}
+
 // A vote request that a `duplicate` fault delivered twice is refused twice, but it is one
 // request of one campaign: three campaigns are "all three" refused, not four.
 TEST_CASE("a duplicated vote request counts once among a campaign's refusals") {

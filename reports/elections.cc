@@ -264,6 +264,17 @@ std::string refusal_words(const RunFacts& facts, const std::string& voter, const
       });
       s = led ? "ignored " + how_many + ", leading the cluster itself"
               : "ignored " + how_many + ", having heard from a leader less than an election timeout before";
+      // Refused in the instant it resumed from a pause longer than an election timeout: what it
+      // heard from a leader it can only have read then, among the messages held by its pause,
+      // before this request.
+      if (!led)
+        for (const FaultBand& f : facts.faults())
+          if (f.kind == "pause" && f.hits(voter) && !f.open_end && f.end_ns == last.at_ns &&
+              f.end_ns - f.start_ns >= facts.truth().election_timeout_ns) {
+            s += " (it had been paused from " + format_seconds(f.start_ns) + " to " + format_seconds(f.end_ns) +
+                 "; on resuming it read a leader's message that had come meanwhile before the request)";
+            break;
+          }
     } else if (r == "voted") {
       const std::string term_words = mine.size() == 1 ? " in that term" : " in those terms";
       s = last.voted_for == voter ? "refused " + how_many + ", campaigning itself" + term_words
