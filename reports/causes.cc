@@ -1,6 +1,7 @@
 #include "lockstep/reports/causes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -1098,12 +1099,18 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
                   fault_clauses(off_way, 4) + ".",
               TimeSpan{off_way.front()->start_ns, to_ns});
   } else {
-    // Say what did not happen only as far as it is true: for the client, over the whole run
-    // before the expiry (an earlier fault on it is named, not denied); for the members it
-    // called and those that led, over the window.
-    auto on_client = facts.faults_hitting(client, 0, to_ns);
-    std::string s = on_client.empty() ? "No fault hit " + client + " before " + format_seconds(to_ns)
-                                      : "Before " + format_seconds(to_ns) + ", " + fault_clauses(on_client);
+    // Say what did not happen only as far as it is true: for the client, over the lease's
+    // life before the expiry (a fault on it then is named, not denied; one over before the
+    // lease was granted did nothing to it), or the whole run when the grant is not recorded;
+    // for the members it called and those that led, over the window.
+    const bool grant_known = lease.granted_ns >= 0;
+    const auto on_client = facts.faults_hitting(client, grant_known ? lease.granted_ns : 0, to_ns);
+    const std::string life = grant_known ? "between the lease's grant at " + format_seconds(lease.granted_ns) +
+                                               " and " + format_seconds(to_ns)
+                                         : "before " + format_seconds(to_ns);
+    std::string s = on_client.empty() ? "No fault hit " + client + " " + life
+                                      : std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(life[0])))) +
+                                            life.substr(1) + ", " + fault_clauses(on_client);
     s += "; none of the faults on the members it called or that led, or on the links between them and " + client +
          ", was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");

@@ -291,6 +291,21 @@ TEST_CASE("the key ahead that went with its lease says its holder's crash and th
   CHECK(!contains(after_election, "lessor had last renewed the lease"));
 }
 
+// A fault on the holder that was over before its lease was granted did nothing to that lease:
+// it is neither named nor denied; the client's faults are looked for over the lease's life.
+TEST_CASE("a fault over before the lease's grant is not named among what could have stopped its renewal") {
+  HistoryBuilder b;
+  b.history = two_grants_without_keys(false);
+  b.fault("pause", "start", ms_to_ns(200), {{"targets", {"client-4"}}, {"duration_ms", 300}, {"start_ms", 200}});
+  b.fault("pause", "end", ms_to_ns(500), {{"targets", {"client-4"}}, {"duration_ms", 300}, {"start_ms", 200}});
+  b.truth("member-0", "lease-granted", ms_to_ns(1004), {{"lease", 14}, {"ttl_seconds", 2}});
+  b.sort_by_time();
+  const std::string text = mutex_story(b.history);
+  INFO(text);
+  CHECK(contains(text, "No fault hit client-4 between the lease's grant at 1.004 s and 3.000 s;"));
+  CHECK_FALSE(contains(text, "paused"));
+}
+
 // The leader's clock ran at 3 times nominal speed from 2 s to 6 s, so its lessor counted the
 // 10 s TTL of client-1's lease (granted at 1 s) out by 5 s; client-2 was granted the lock at
 // 6.7 s, long before 11 s. The holder did not outlive its lease: the lessor's clock cut it short.

@@ -66,11 +66,22 @@ void check_explanations(const RunConfig& config, const RunResult& result, int& v
       if (space == std::string::npos || text.compare(space, 12, " expired at ") != 0) continue;
       CHECK(expiries.count(static_cast<std::int64_t>(std::stoull(text.substr(hex, space - hex), nullptr, 16))) == 1);
     }
-    // "No fault hit X ... before T s" (within one sentence): no fault on X started before T.
+    // "No fault hit X ... before T s" (within one sentence): no fault on X started before T;
+    // "No fault hit X between the lease's grant at G s and T s": none on X was active then.
     for (std::size_t at = text.find("No fault hit "); at != std::string::npos; at = text.find("No fault hit ", at + 1)) {
       const std::size_t who_end = text.find_first_of(" ,", at + 13);
       const std::string who = text.substr(at + 13, who_end - (at + 13));
       const std::size_t end = text.find('\n', at);
+      const std::string grant = " between the lease's grant at ";
+      if (text.compare(who_end, grant.size(), grant) == 0) {
+        const std::size_t g = who_end + grant.size();
+        const std::int64_t from_ns = parse_seconds_ns(text.substr(g, text.find(' ', g) - g));
+        const std::size_t and_at = text.find(" and ", g) + 5;
+        const std::int64_t to_ns = parse_seconds_ns(text.substr(and_at, text.find(' ', and_at) - and_at));
+        for (const auto& b : bands)
+          if (b.hits(who)) CHECK((b.start_ns > to_ns || (!b.open_end && b.end_ns < from_ns)));
+        continue;
+      }
       const std::size_t before = text.rfind(" before ", end);
       if (before == std::string::npos || before < at) continue;
       const std::int64_t before_ns = parse_seconds_ns(text.substr(before + 8, text.find(' ', before + 8) - (before + 8)));
