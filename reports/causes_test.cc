@@ -1259,6 +1259,28 @@ TEST_CASE("a step-down names only the faults behind the campaigns that deposed t
   CHECK_FALSE(contains(words, "from 12.000 s to 15.000 s"));
 }
 
+// A leader-change fault told member-0 to hand its leadership over to member-2, which was paused
+// then; on resuming it made the hand-over's campaign (forced), whose term deposed member-0. That
+// order is why it campaigned, not a leader it could not hear.
+TEST_CASE("a step-down on a hand-over's campaign names the leader change that ordered it") {
+  HistoryBuilder b;
+  b.history.header.meta["election_timeout_ms"] = 1000;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  const nlohmann::json pause = {{"targets", {"member-2"}}, {"start_ms", 5000}, {"duration_ms", 4000}};
+  b.fault("leader-change", "start", ms_to_ns(5000), {{"from_member", 0}, {"to_member", 2}, {"duration_ms", 0}, {"start_ms", 5000}});
+  b.fault("pause", "start", ms_to_ns(5000), pause);
+  b.fault("pause", "end", ms_to_ns(9000), pause);
+  b.truth("member-2", "campaign", ms_to_ns(9000), {{"member", 2}, {"term", 2}, {"last_index", 9}, {"last_term", 1}, {"forced", true}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(9001),
+          {{"member", 0}, {"term", 1}, {"reason", "higher-term"}, {"from", 2}, {"message", "vote-request"}, {"new_term", 2}});
+  b.truth("member-1", "leader-elected", ms_to_ns(12000), {{"member", 1}, {"term", 3}});
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-2 had campaigned once at 9.000 s (term 2), a hand-over's campaign: member-0 was told, "
+                        "in vain, to hand the leadership over to member-2 at 5.000 s"));
+}
+
 TEST_CASE("a leaderless span says why its leader stepped down") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});

@@ -128,8 +128,23 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
   if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
-  if (!ahead.empty())
-    context.push_back(from + " had campaigned " + campaign_span_words(ahead));
+  if (!ahead.empty()) {
+    std::string campaigned = from + " had campaigned " + campaign_span_words(ahead);
+    // A hand-over's campaign (etcd's TimeoutNow) is not one of a member that lost its leader:
+    // the leader-change fault that ordered it is why.
+    const auto forced = std::find_if(ahead.begin(), ahead.end(), [](const Campaign* c) { return c->forced; });
+    const FaultBand* order = nullptr;
+    if (forced != ahead.end())
+      for (const auto& f : facts.faults())
+        if (f.kind == "leader-change" && member_of(f.args, "to_member") == from && f.start_ns <= (*forced)->at_ns)
+          order = &f;
+    if (order != nullptr) {
+      campaigned += std::string(ahead.size() == 1 ? ", a hand-over's campaign: " : ", one of them a hand-over's: ") +
+                    fault_clauses({order}, 1);
+      if (named != nullptr) named->push_back(order);
+    }
+    context.push_back(campaigned);
+  }
   // The message that carried the news came late: in what a cut link held, released at TCP's
   // retransmission; or just after a link between them was declared dead (a new connection).
   for (auto it = facts.link_events().rbegin(); it != facts.link_events().rend(); ++it) {
