@@ -1281,6 +1281,36 @@ TEST_CASE("a step-down on a hand-over's campaign names the leader change that or
                         "in vain, to hand the leadership over to member-2 at 5.000 s"));
 }
 
+// Four faults kept answers from the leader; the cut from every other member, begun last, is the
+// one that explains a check-quorum step-down by itself: it is said first, not left among "more
+// faults" (nor taken as said when it was).
+TEST_CASE("a check-quorum step-down names first the fault that cut the leader off from every member") {
+  HistoryBuilder b;
+  b.history.header.meta["election_timeout_ms"] = 1000;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  const auto fault = [&b](const std::string& kind, std::int64_t from_ms, std::int64_t to_ms, nlohmann::json args) {
+    args["start_ms"] = from_ms;
+    args["duration_ms"] = to_ms - from_ms;
+    b.fault(kind, "start", ms_to_ns(from_ms), args);
+    return args;
+  };
+  const auto slow = fault("delay", 1000, 20000, {{"from", {"member-0"}}, {"to", {"member-1"}}, {"symmetric", false}, {"amount_ms", 300}});
+  const auto apart = fault("partition", 1500, 20000, {{"from", {"member-1"}}, {"to", {"member-2"}}, {"symmetric", true}});
+  const auto lossy = fault("loss", 2000, 20000, {{"from", {"member-0"}}, {"to", {"member-2"}}, {"symmetric", false}, {"probability", 0.3}});
+  const auto alone = fault("partition", 3000, 9000, {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true}});
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(3500), {{"member", 0}, {"term", 1}, {"reason", "check-quorum"}});
+  b.fault("partition", "end", ms_to_ns(9000), alone);
+  b.truth("member-2", "leader-elected", ms_to_ns(10000), {{"member", 2}, {"term", 2}});
+  for (const auto& [kind, args] : {std::pair{"delay", slow}, std::pair{"partition", apart}, std::pair{"loss", lossy}})
+    b.fault(kind, "end", ms_to_ns(20000), args);
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-0 stepped down at 3.500 s: it had heard from no majority of the members within an "
+                        "election timeout (check-quorum): the links between member-0 and each of member-1 and member-2 "
+                        "were cut (their messages held) from 3.000 s to 9.000 s, "));
+}
+
 TEST_CASE("a leaderless span says why its leader stepped down") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});

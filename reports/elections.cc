@@ -62,6 +62,19 @@ std::string higher_term_words(const HistoryEvent& step_down) {
          text_of(step_down.args, "message", "message");
 }
 
+namespace {
+
+// Adds to `named` the faults a clause of fault_clauses(faults, max_count) says, not those it
+// leaves in "and 2 more faults": a later clause may still say them.
+void name_shown(std::vector<const FaultBand*>* named, const std::vector<const FaultBand*>& faults,
+                std::size_t max_count) {
+  if (named == nullptr) return;
+  named->insert(named->end(), faults.begin(),
+                faults.begin() + static_cast<std::ptrdiff_t>(std::min(faults.size(), max_count)));
+}
+
+}  // namespace
+
 std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::vector<const FaultBand*>* named) {
   const HistoryEvent* e = facts.event(term.stepped_down_event);
   if (e == nullptr || !e->args.is_object()) return "";
@@ -74,21 +87,27 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
     // counts since the one before), a pause or crash of it or of another member, or a fault on
     // the links between it and the others.
     const std::int64_t timeout_ns = int_of(facts.history().header.meta, "election_timeout_ms", 1000) * 1'000'000;
-    std::vector<const FaultBand*> kept;
+    std::vector<std::pair<const FaultBand*, std::size_t>> kept;  // with how many members it kept away
     for (const auto& f : facts.faults()) {
       const std::int64_t end = f.open_end ? facts.end_ns() : f.end_ns;
       if (f.start_ns > e->true_ns || end < e->true_ns - 2 * timeout_ns || end < term.start_ns) continue;
-      bool counts = false;
-      if (f.kind == "pause" || f.kind == "crash")
-        counts = std::any_of(f.processes.begin(), f.processes.end(), is_member);
-      else if ((f.kind == "partition" || f.kind == "delay" || f.kind == "loss") && !f.processes.empty())
+      std::size_t reach = 0;
+      if (f.kind == "pause" || f.kind == "crash") {
+        reach = f.hits(term.member) ? facts.members().size()
+                                    : static_cast<std::size_t>(std::count_if(f.processes.begin(), f.processes.end(), is_member));
+      } else if ((f.kind == "partition" || f.kind == "delay" || f.kind == "loss") && !f.processes.empty()) {
         for (const std::string& m : facts.members())
-          counts = counts || (m != term.member && (acts_on_link(facts, f, term.member, m) ||
-                                                   acts_on_link(facts, f, m, term.member)));
-      if (counts) kept.push_back(&f);
+          reach += m != term.member && (acts_on_link(facts, f, term.member, m) || acts_on_link(facts, f, m, term.member)) ? 1 : 0;
+      }
+      if (reach > 0) kept.emplace_back(&f, reach);
     }
-    if (named != nullptr) named->insert(named->end(), kept.begin(), kept.end());
-    return kept.empty() ? s : s + ": " + fault_clauses(kept, 3);
+    // Those that kept the most members' answers away first: a cut from every other member
+    // explains the step-down by itself.
+    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::vector<const FaultBand*> faults;
+    for (const auto& k : kept) faults.push_back(k.first);
+    name_shown(named, faults, 3);
+    return faults.empty() ? s : s + ": " + fault_clauses(faults, 3);
   }
   const auto from_index = e->args.find("from");
   if (from_index == e->args.end() || !from_index->is_number_integer()) return "";
@@ -127,7 +146,7 @@ std::string step_down_words(const RunFacts& facts, const LeaderTerm& term, std::
       cut_off.push_back(&f);
   }
   if (!cut_off.empty()) context.push_back(fault_clauses(cut_off, 3));
-  if (named != nullptr) named->insert(named->end(), cut_off.begin(), cut_off.end());
+  name_shown(named, cut_off, 3);
   if (!ahead.empty()) {
     std::string campaigned = from + " had campaigned " + campaign_span_words(ahead);
     // A hand-over's campaign (etcd's TimeoutNow) is not one of a member that lost its leader:
