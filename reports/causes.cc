@@ -1230,7 +1230,7 @@ nlohmann::json explain_key_loss(const RunFacts& facts, const KeyLifetime& key,
           ahead = other;
       std::vector<std::string> why;
       if (ahead != nullptr)
-        why.push_back("it waited behind " + (ahead->owner.empty() ? std::string("the") : ahead->owner + "'s") +
+        why.push_back("it waited behind " + (key_made_for(*ahead).empty() ? std::string("the") : key_made_for(*ahead) + "'s") +
                       " key (revision " + std::to_string(ahead->create_revision) + "), which stood until " +
                       (ahead->end_ns == kStillOpen ? std::string("the end") : format_seconds(ahead->end_ns)));
       // Who held the lock in that wait, and what stretched each hold (the key ahead's owner

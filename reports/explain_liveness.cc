@@ -515,7 +515,7 @@ Story explain_liveness(const RunFacts& facts, const nlohmann::json& check) {
             if (on_way && f->kind != "duplicate" && f->kind != "reorder") held.push_back(f);
           }
           s += ", although its key had been first in line since " + format_seconds(last_ahead->end_ns) + " (when " +
-               (last_ahead->owner.empty() ? std::string("the") : last_ahead->owner + "'s") + " key of revision " +
+               (key_made_for(*last_ahead).empty() ? std::string("the") : key_made_for(*last_ahead) + "'s") + " key of revision " +
                std::to_string(last_ahead->create_revision) + " was deleted)" +
                ", and the acquire did not take the lock before it ended" +
                (held.empty() ? std::string() : ": meanwhile " + fault_clauses(held, 3)) +

@@ -149,10 +149,10 @@ std::string expired_lease_words(const RunFacts& facts, const KeyLifetime& key) {
   for (const LeaderTerm& t : facts.truth().leaders)
     if (by.term != 0 && t.term > by.term && t.start_ns <= key.end_ns) return "";
   std::string s = "; ";
-  if (!key.owner.empty())
-    for (const FaultBand* f : facts.faults_hitting(key.owner, key.start_ns, key.end_ns))
+  if (const std::string whose = key_made_for(key); !whose.empty())
+    for (const FaultBand* f : facts.faults_hitting(whose, key.start_ns, key.end_ns))
       if (f->kind == "crash" && f->start_ns >= key.start_ns) {
-        s += key.owner + " had crashed at " + format_seconds(f->start_ns) + ", and ";
+        s += whose + " had crashed at " + format_seconds(f->start_ns) + ", and ";
         break;
       }
   const LeaseLifetime* lease = facts.truth().find_lease(key.lease);
@@ -230,7 +230,7 @@ void wait_end(const RunFacts& facts, const Holding& h, const KeyLifetime& key, S
                                                                                  : "";
   std::string s = "The last lock key ahead of " + h.process + "'s own (revision " +
                   std::to_string(key.create_revision) + ") deleted while it waited was " +
-                  (last->owner.empty() ? std::string("the key ") : last->owner + "'s key ") + last->key +
+                  (key_made_for(*last).empty() ? std::string("the key ") : key_made_for(*last) + "'s key ") + last->key +
                   " (revision " + std::to_string(last->create_revision) + "), at " + format_seconds(last->end_ns) +
                   (how.empty() ? "" : " " + how) + ", " + format_duration(h.start_ns - last->end_ns) +
                   " before the grant" +
@@ -382,9 +382,8 @@ nlohmann::json granted_while_key_held(const RunFacts& facts, const Holding& hold
       gone = &k;
   nlohmann::json woken_by;
   if (gone != nullptr && gone->create_revision > held_key.create_revision) {
-    const std::string owner = !gone->owner.empty()            ? gone->owner
-                              : !gone->created_by.client.empty() ? gone->created_by.client
-                                                                 : std::string("another client");
+    const std::string made_for = key_made_for(*gone);
+    const std::string owner = made_for.empty() ? std::string("another client") : made_for;
     out.say("The last lock key to go while " + granted.process + " waited, " +
                 format_duration(at_ns - gone->end_ns) + " before its grant, was " + owner +
                 "'s (revision " + std::to_string(gone->create_revision) + "), queued after " +

@@ -245,6 +245,19 @@ TEST_CASE("a lost update names the slow read its write was computed from, not th
   CHECK_FALSE(contains(text, "were cut"));
 }
 
+TEST_CASE("a lock key is made for the client an acquire returned it to, else for its creating request's client") {
+  KeyLifetime k;
+  k.key = "/l/a";
+  k.created_by.kind = "request";
+  k.created_by.client = "client-4";
+  CHECK(key_made_for(k) == "client-4");  // its acquire never returned it (timed out, crashed)
+  k.owner = "client-1";
+  CHECK(key_made_for(k) == "client-1");
+  k.owner.clear();
+  k.created_by.kind.clear();  // the history does not say who created it
+  CHECK(key_made_for(k).empty());
+}
+
 TEST_CASE("a check the explainer does not know gets its summary and its witness's instants") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000));
