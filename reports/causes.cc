@@ -291,11 +291,13 @@ std::string dropped_words(const RunFacts& facts, const CallRecord& call, const s
                                   ? what
                                   : "the " + d->cause.request + " that " + d->cause.lock_service +
                                         "'s lock service made for " + what;
+  const std::string why = d->reason == "leader-transfer"
+                              ? " was handing its leadership over, and a leader drops every proposal then"
+                              : " no longer led and knew no leader";
   return d->member + " dropped " + dropped + " at " + format_seconds(d->at_ns) + " (" +
          (by.empty() ? std::string("a member") : by) + " passed it on to " + d->member +
-         " as the leader, but " + d->member +
-         " no longer led and knew no leader; etcd does not propose a dropped request again, so only "
-         "the caller's deadline ends it)";
+         " as the leader, but " + d->member + why +
+         "; etcd does not propose a dropped request again, so only the caller's deadline ends it)";
 }
 
 std::vector<const KeyLifetime*> lock_keys_ahead(const RunFacts& facts, const std::string& key_name,
@@ -737,6 +739,13 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     for (const FaultBand* f : facts.faults_hitting(leader, t.start_ns, t.start_ns))
       if (f->kind == "pause" || f->kind == "crash" || f->kind == "partition") deposing.push_back(f);
     if (!deposing.empty()) cause["deposed_while"] = start_events(deposing);
+    if (t.member == leader) {
+      // Deposed and elected again: the revoke committed in its own newer term.
+      story.say("By then " + leader + " had lost the lead and been elected again, in term " + std::to_string(t.term) +
+                    " at " + format_seconds(t.start_ns) + "; its revoke committed in that term.",
+                TimeSpan{t.start_ns, expired_ns});
+      break;
+    }
     story.say("By then " + leader + " no longer led: " + t.member + " had been elected in term " +
                   std::to_string(t.term) + " at " + format_seconds(t.start_ns) +
                   (deposing.empty() ? std::string() : ", while " + fault_clauses(deposing, 3)) + ". " + leader +
@@ -761,9 +770,12 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
       const std::int64_t done_ns = done != nullptr ? done->true_ns : facts.end_ns();
       std::vector<std::string> failed;
       for (const CallRecord* call : facts.calls_of(client, op->true_ns, done_ns))
-        if (call->invoke == op->index && call->outcome != "ok")
+        if (call->invoke == op->index && call->outcome != "ok") {
+          // Where the history says a member dropped it, that is how it was lost.
+          const std::string dropped = dropped_words(facts, *call, "it");
           failed.push_back("its " + call->request + " (call " + std::to_string(call->call) + ", to " +
-                           call->member + ") " + call_ending(*call, done_ns));
+                           call->member + ") " + call_ending(*call, done_ns) + (dropped.empty() ? "" : ": " + dropped));
+        }
       const auto hit = faults_on_operation(facts, client, op->index, op->true_ns, done_ns);
       if (!failed.empty()) {
         // An operation that ended `info` may have taken effect: indeterminate, not failed.

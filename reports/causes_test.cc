@@ -1311,6 +1311,22 @@ TEST_CASE("a check-quorum step-down names first the fault that cut the leader of
                         "were cut (their messages held) from 3.000 s to 9.000 s, "));
 }
 
+TEST_CASE("a request dropped by a leader handing over says so, not that it knew no leader") {
+  HistoryBuilder b;
+  b.add("client-3", EventKind::trace, "kv-send", ms_to_ns(7083), {{"call", 18}, {"request", "lease_revoke"}, {"member", "member-1"}, {"lease", 9}});
+  b.truth("member-0", "proposal-dropped", ms_to_ns(7085),
+          {{"member", 0}, {"reason", "leader-transfer"},
+           {"cause", request_cause("client-3", 18, "lease_revoke", ms_to_ns(7083), "member-1")}});
+  b.add("client-3", EventKind::trace, "kv-end", ms_to_ns(12083), {{"call", 18}, {"outcome", "deadline"}});
+  const RunFacts facts(b.history);
+  const CallRecord* call = facts.find_call("client-3", 18);
+  REQUIRE(call != nullptr);
+  CHECK(dropped_words(facts, *call) ==
+        "member-0 dropped it at 7.085 s (member-1 passed it on to member-0 as the leader, but member-0 was handing its "
+        "leadership over, and a leader drops every proposal then; etcd does not propose a dropped request again, so "
+        "only the caller's deadline ends it)");
+}
+
 TEST_CASE("a leaderless span says why its leader stepped down") {
   HistoryBuilder b;
   b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});

@@ -79,7 +79,7 @@ RunFacts::RunFacts(const History& history)
       continue;
     }
     if (e.kind == EventKind::truth && e.op == "proposal-dropped") {
-      dropped_.push_back({e.process, e.true_ns, cause_of(e)});
+      dropped_.push_back({e.process, e.true_ns, cause_of(e), text_of(e.args, "reason", "no-leader")});
       continue;
     }
     if (e.kind == EventKind::trace && e.args.is_object() && (e.op == "kv-send" || e.op == "kv-end")) {

@@ -60,6 +60,7 @@ struct DroppedProposal {
   std::string member;  // the member that dropped it
   std::int64_t at_ns = 0;
   ChangeCause cause;   // the request: its client and call, and the member that passed it on
+  std::string reason;  // "no-leader" (it no longer led and knew none) or "leader-transfer"
 };
 
 // A member's campaign (simulated runs, `campaign`): it became a candidate of `term`.

@@ -1011,3 +1011,45 @@ TEST_CASE("a write's way is recorded: passed on by the follower that took it, ap
 
 }  // namespace
 }  // namespace lockstep::sim
+
+namespace lockstep::sim {
+namespace {
+
+TEST_CASE("a proposal passed on to a leader that is handing over is dropped, and the truth says where") {
+  // raft's leader drops every proposal while a transfer is in progress; one a follower passed
+  // on is lost without a word to that follower (its client waits for its deadline), so only
+  // the history can tell where it went.
+  Rig rig(3, 27);
+  TruthLog log;
+  rig.world.set_observer(&log);
+  const int leader = rig.cluster.leader();
+  REQUIRE(leader >= 0);
+  const int successor = (leader + 1) % 3;
+  const int other = (leader + 2) % 3;
+  rig.world.pause(rig.cluster.member(successor).pid());  // never answers: the transfer hangs
+  rig.cluster.member(leader).transfer_leadership(successor);
+  const ProcessId client_pid = rig.world.add_process("client-1");
+  SimKvClient kv(rig.world, rig.cluster, client_pid, SimClientOptions{other, seconds(1)});
+  SimNode node(rig.world, client_pid, kv, rig.world.rng_for("client-1"));
+  auto put = node.spawn(
+      [](SimNode* n) -> Task<void> {
+        PutRequest p;
+        p.key = "k";
+        p.value = "v";
+        (void)co_await n->kv().put(p);
+      }(&node),
+      "put");
+  rig.world.run_until(rig.world.now() + milliseconds(50));
+  rig.world.set_observer(nullptr);
+  const auto dropped = std::find_if(log.truths.begin(), log.truths.end(),
+                                    [](const auto& t) { return t.first == "proposal-dropped"; });
+  REQUIRE(dropped != log.truths.end());
+  CHECK(dropped->second["member"] == leader);
+  CHECK(dropped->second["reason"] == "leader-transfer");
+  CHECK(dropped->second["cause"]["client"] == "client-1");
+  CHECK(dropped->second["cause"]["request"] == "put");
+  CHECK(log.count("key-put") == 0);
+}
+
+}  // namespace
+}  // namespace lockstep::sim

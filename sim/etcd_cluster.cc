@@ -229,9 +229,9 @@ void EtcdCluster::report_lease_renewal(LeaseId lease, int leader, int from_membe
   world_.record_truth(leader_name, "lease-renewed", {{"lease", lease}, {"leader", leader_name}, {"cause", std::move(cause)}});
 }
 
-void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entry) {
+void EtcdCluster::report_proposal_dropped(int member_index, const LogEntry& entry, const char* reason) {
   if (!world_.observer()) return;
-  nlohmann::json args = {{"member", member_index}, {"reason", "no-leader"}};
+  nlohmann::json args = {{"member", member_index}, {"reason", reason}};
   if (nlohmann::json cause = cause_of(entry); !cause.is_null()) args["cause"] = std::move(cause);
   world_.record_truth(world_.process(member(member_index).pid()).name, "proposal-dropped", std::move(args));
 }

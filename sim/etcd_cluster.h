@@ -98,10 +98,12 @@ class EtcdCluster {
   // calls (explore's seed search, the shrinker's candidates: verdicts only) skips their cost.
   void record_details(bool on) { record_details_ = on; }
   bool records_details() const { return record_details_ && world_.observer() != nullptr; }
-  // Member `member` dropped `entry`, which another member had passed on to it as the leader
-  // (it no longer led and knew no leader): recorded as a `proposal-dropped` truth event with
-  // the entry's cause, so an explanation can say where a request was lost.
-  void report_proposal_dropped(int member, const LogEntry& entry);
+  // Member `member` dropped `entry`, which another member had passed on to it as the leader,
+  // for `reason`: "no-leader" (it no longer led and knew no leader) or "leader-transfer" (it
+  // led, but was handing its leadership over, when raft drops every proposal). Recorded as a
+  // `proposal-dropped` truth event with the entry's cause, so an explanation can say where a
+  // request was lost.
+  void report_proposal_dropped(int member, const LogEntry& entry, const char* reason);
   // Where a client's write went (runs that record details only): member `member` passed it on
   // to `to`, the leader it knew; or, as leader of `term`, appended it as log entry `index`.
   // What held a write between its sending and its applying is read from these.

@@ -222,7 +222,7 @@ void EtcdMember::act_on(RaftOutput&& output) {
                  [this](Committed& m) { apply_committed(m.index); },
                  [this](ReadState& m) { on_read_index_reply(m.round, m.index); },
                  [this](ProposalDropped& m) { drop_proposal(std::move(m.entry)); },
-                 [this](ForwardedProposalDropped& m) { cluster_.report_proposal_dropped(index_, m.entry); },
+                 [this](ForwardedProposalDropped& m) { cluster_.report_proposal_dropped(index_, m.entry, "no-leader"); },
                  [this](Campaigned& m) {
                    record_campaign(m);
                    record_leader_view(-1, nullptr, "campaign");
@@ -378,9 +378,12 @@ void EtcdMember::schedule_heartbeat() {
 
 void EtcdMember::drop_proposal(LogEntry&& entry) {
   // The member that received the request hears of it only if it is this one: a proposal a
-  // follower forwarded is lost, and its client waits for its deadline, as in etcd.
+  // follower forwarded is lost, and its client waits for its deadline, as in etcd. That loss
+  // is recorded (only the history can tell it).
   if (entry.origin_member == index_ && entry.origin_request != 0)
     finish_request(entry.origin_request, Error(ErrorCode::unavailable, "raft proposal dropped"));
+  else if (entry.origin_member >= 0 && entry.origin_member != index_)
+    cluster_.report_proposal_dropped(index_, entry, "leader-transfer");
   if (entry.from_lease_expiry) {
     if (const auto* revoke = std::get_if<LeaseRevokeRequest>(&entry.op)) {
       revoking_.erase(revoke->id);
