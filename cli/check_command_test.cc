@@ -295,6 +295,26 @@ TEST_CASE("etcd histories: nesting, negative revisions and counts are bad input"
   }
 }
 
+TEST_CASE("a model the history has no operation of: bad input, not a vacuous verdict") {
+  const auto lock = jsonl({{"c", "invoke", "acquire", {}, {}, 0}, {"c", "ok", "acquire", {}, {}, 1}});
+  CheckOptions kv;
+  kv.model = "kv";
+  auto r = run_on(lock, kv);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(": the history has no operation the kv model reads (get, put, append)") !=
+        std::string::npos);
+  // From the header's meta.model, the same.
+  auto meta = run_on(jsonl({{"c", "invoke", "acquire", {}, {}, 0}}, {{"model", "etcd"}}));
+  CHECK(meta.code == 2);
+  CHECK(meta.err.find("no operation the etcd model reads") != std::string::npos);
+  // Operations of the model that all failed are operations of the model: nothing happened.
+  CheckOptions mutex;
+  mutex.model = "mutex";
+  auto failed = run_on(jsonl({{"c", "invoke", "acquire", {}, {}, 0}, {"c", "fail", "acquire", {}, {}, 1}}), mutex);
+  CHECK(failed.code == 0);
+}
+
 TEST_CASE("kv and cas-register histories from JSON Lines") {
   auto kv = run_on(jsonl({
       {"a", "invoke", "append", {{"key", "k"}, {"value", "x"}}, {}, 0},
