@@ -28,6 +28,16 @@ refused "--time-budget: must be between 0.1 and 86400, not nan" demo --time-budg
 refused "--kv-seconds: must be between 1 and 86400, not nan" bench --kv-seconds nan
 mkdir empty_data
 refused "no checker data in empty_data" bench --seeds 1 --kv-seconds 1 --checker-data empty_data
+# Checker data whose expected.tsv cannot be read as such: once a bench of 0 files, exit 0.
+mkdir -p bad_data/jepsen
+printf 'garbage\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:1: expected the header line" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv: lists no history" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\njepsen/a.log\tmaybe\t1\t0\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:2: expected_linearizable: expected true, false or excluded(why), not \"maybe\"" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\njepsen/missing.log\ttrue\t1\t0\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:2: bad_data/jepsen/missing.log: no such file" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
 refused "--budget: must be between 0 and 10000000, not 1e10" shrink "$scenario" --out x.json --budget 1e10
 refused "--budget: must be between 0 and 10000000, not -1" shrink "$scenario" --out x.json --budget -1
 refused "--shrink-budget: must be between 0 and 10000000, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x
