@@ -8,6 +8,10 @@
 
 int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : LOCKSTEP_PORCUPINE_DATA_DIR;
+  if (auto err = lockstep::checker_data_error(dir); !err.empty()) {
+    std::cerr << "checker_bench: " << err << "\n";
+    return 2;
+  }
   auto figures = lockstep::run_checker_bench(dir, &std::cout);
   std::cout << "\n";
   int wrong = 0;

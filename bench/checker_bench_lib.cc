@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -19,20 +20,64 @@ struct Row {
   bool expected = false;
 };
 
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return out;
+    start = tab + 1;
+  }
+}
+
+bool whole_number(const std::string& s) {
+  return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The rows of DIR/expected.tsv with a verdict (excluded ones are left out); an error names
+// the file and the line.
+std::string read_expected_rows(const std::string& dir, std::vector<Row>& rows) {
+  const std::string path = dir + "/expected.tsv";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return path + ": no such file";
+  std::ifstream in(path);
+  if (!in) return path + ": cannot read it";
+  std::string line;
+  std::int64_t line_no = 1;
+  if (!std::getline(in, line) || line.rfind("file\texpected_linearizable", 0) != 0)
+    return path + ":1: expected the header line file<TAB>expected_linearizable<TAB>ops<TAB>crashed_info_ops";
+  bool listed = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string at = path + ":" + std::to_string(line_no) + ": ";
+    const std::vector<std::string> f = tab_fields(line);
+    if (f.size() < 2 || f.size() > 4)
+      return at + "expected a file and its expected_linearizable (and ops, crashed_info_ops), tab-separated";
+    const std::string& file = f[0];
+    if (file.empty() || file.front() == '/' || file.find("..") != std::string::npos)
+      return at + "file: expected a path below " + dir + " (no \"..\"), not \"" + file + "\"";
+    const std::string& verdict = f[1];
+    if (verdict != "true" && verdict != "false" && verdict.rfind("excluded", 0) != 0)
+      return at + "expected_linearizable: expected true, false or excluded(why), not \"" + verdict + "\"";
+    for (std::size_t i = 2; i < f.size(); ++i)
+      if (!whole_number(f[i]))
+        return at + (i == 2 ? "ops" : "crashed_info_ops") + ": expected a whole number, not \"" + f[i] + "\"";
+    listed = true;
+    if (verdict.rfind("excluded", 0) == 0) continue;  // etcd_095: empty, no verdict
+    if (!std::filesystem::is_regular_file(dir + "/" + file, ec))
+      return at + dir + "/" + file + ": no such file";
+    rows.push_back({file, verdict == "true"});
+  }
+  if (!listed) return path + ": lists no history (expected a line per history after the header)";
+  return {};
+}
+
 std::vector<Row> expected_rows(const std::string& dir) {
   std::vector<Row> rows;
-  std::ifstream in(dir + "/expected.tsv");
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    Row r;
-    std::string verdict;
-    f >> r.file >> verdict;
-    if (verdict != "true" && verdict != "false") continue;  // etcd_095: empty, no verdict
-    r.expected = verdict == "true";
-    rows.push_back(r);
-  }
+  (void)read_expected_rows(dir, rows);  // checker_data_error said why, before
   return rows;
 }
 
@@ -43,6 +88,11 @@ double peak_rss_mib() {
 }
 
 }  // namespace
+
+std::string checker_data_error(const std::string& data_dir) {
+  std::vector<Row> rows;
+  return read_expected_rows(data_dir, rows);
+}
 
 std::vector<BenchFigure> run_checker_bench(const std::string& data_dir, std::ostream* per_file) {
   using Clock = std::chrono::steady_clock;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace lockstep {
@@ -72,6 +73,86 @@ HistoryParseResult fail_at(std::int64_t line, std::string message) {
   return r;
 }
 
+// Thrown by the line parser's callback: a value nested too deeply, a key given twice.
+struct TooDeep {};
+struct DuplicateKey {
+  std::string key;
+};
+
+// The first key that appears twice in one object of `line` (which has one): the slow path,
+// run only once a duplicate is known to be there.
+std::string duplicate_key_of(const std::string& line) {
+  std::vector<std::set<std::string>> keys;
+  const nlohmann::json::parser_callback_t find = [&](int, nlohmann::json::parse_event_t event,
+                                                     nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end) keys.pop_back();
+    if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw DuplicateKey{parsed.get<std::string>()};
+    return true;
+  };
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(line, find);
+  } catch (const DuplicateKey& d) {
+    return d.key;
+  } catch (const nlohmann::json::exception&) {
+  }
+  return {};
+}
+
+// One line of JSON, or an error: not JSON, a value nested more than kMaxHistoryJsonDepth
+// deep (the readers and nlohmann's copies recurse once per level: a line of 100,000 `[` would
+// overflow the stack), or a key given twice in one object (nlohmann keeps the last; the line
+// says two things, and the scenario reader refuses it too).
+std::string parse_line(const std::string& line, nlohmann::json& out) {
+  // Keys seen in each open object; an object that ends with fewer members than keys had one
+  // twice. Counting keeps the common case cheap: no set of names per object.
+  std::vector<std::size_t> keys;
+  const nlohmann::json::parser_callback_t check = [&](int depth, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+        if (depth >= kMaxHistoryJsonDepth) throw TooDeep{};
+        keys.push_back(0);
+        break;
+      case E::array_start:
+        if (depth >= kMaxHistoryJsonDepth) throw TooDeep{};
+        break;
+      case E::key: ++keys.back(); break;
+      case E::object_end:
+        if (parsed.size() != keys.back()) throw DuplicateKey{};
+        keys.pop_back();
+        break;
+      default: break;
+    }
+    return true;
+  };
+  try {
+    out = nlohmann::json::parse(line, check);
+  } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for 1e999
+    return "not valid JSON (a truncated line?): expected one JSON object";
+  } catch (const TooDeep&) {
+    return "expected a value nested less deeply (at most " + std::to_string(kMaxHistoryJsonDepth) +
+           " levels of objects and arrays)";
+  } catch (const DuplicateKey&) {
+    return "the key \"" + escape_bytes(duplicate_key_of(line)) +
+           "\" appears twice in one object (which one is meant?)";
+  }
+  return {};
+}
+
+// An integer above 2^63-1 (read as unsigned) would wrap around when read as int64.
+bool in_int64_range(const nlohmann::json& v) {
+  return !v.is_number_unsigned() ||
+         v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
+}
+std::string out_of_range(const char* field) {
+  return std::string("field \"") + field + "\" is out of range: expected an integer at most " +
+         std::to_string(INT64_MAX);
+}
+
 // Returns an error message, or empty on success.
 std::string parse_event(const nlohmann::json& j, HistoryEvent& e) {
   if (!j.is_object()) return "expected a JSON object (one event per line)";
@@ -83,6 +164,7 @@ std::string parse_event(const nlohmann::json& j, HistoryEvent& e) {
                    (type == nlohmann::json::value_t::number_integer &&
                     it->type() == nlohmann::json::value_t::number_unsigned);
     if (!matches) return std::string("field \"") + field + "\" must be " + type_name;
+    if (!in_int64_range(*it)) return out_of_range(field);
     out = &*it;
     return {};
   };
@@ -111,6 +193,7 @@ std::string parse_event(const nlohmann::json& j, HistoryEvent& e) {
   e.true_ns = f->get<std::int64_t>();
   if (auto it = j.find("local_ns"); it != j.end()) {
     if (!it->is_number_integer()) return "field \"local_ns\" must be an integer";
+    if (!in_int64_range(*it)) return out_of_range("local_ns");
     e.local_ns = it->get<std::int64_t>();
   }
   for (const char* field : {"args", "result"}) {
@@ -140,9 +223,8 @@ HistoryParseResult parse_history_jsonl(std::istream& in) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty() || line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded())
-      return fail_at(line_no, "not valid JSON (a truncated line?): expected one JSON object");
+    nlohmann::json j;
+    if (auto err = parse_line(line, j); !err.empty()) return fail_at(line_no, err);
     if (!saw_header) {
       saw_header = true;
       if (!j.is_object() || !j.contains("format") || j["format"] != kFormatName)
@@ -153,6 +235,10 @@ HistoryParseResult parse_history_jsonl(std::istream& in) {
       history.header.version = 1;
       if (j.contains("meta")) {
         if (!j["meta"].is_object()) return fail_at(line_no, "field \"meta\" must be an object");
+        // meta.model chooses the model `check` uses; one that is not a name chooses nothing.
+        if (auto m = j["meta"].find("model"); m != j["meta"].end() && !m->is_string())
+          return fail_at(line_no, "field \"meta.model\" must be a string naming a model (mutex, "
+                                  "fenced-mutex, cas-register, kv, etcd)");
         history.header.meta = j["meta"];
       }
       continue;

@@ -65,6 +65,9 @@ std::string history_event_line(const HistoryEvent& event);
 std::string history_header_line(const HistoryHeader& header);
 
 // Parsing. On malformed input returns an error naming the line number and what was expected.
+// A line's JSON may nest objects and arrays at most kMaxHistoryJsonDepth deep (the event's own
+// object is the first level), and no object may give a key twice.
+inline constexpr int kMaxHistoryJsonDepth = 256;
 struct HistoryParseError {
   std::int64_t line = 0;
   std::string message;

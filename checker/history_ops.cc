@@ -83,9 +83,10 @@ PartitionsResult collect(const History& h, M model, const std::set<std::string>&
   for (std::size_t i = 0; i < h.events.size(); ++i) {
     const HistoryEvent& e = h.events[i];
     if (e.kind == EventKind::invoke) {
-      if (ops_read.count(e.op))
+      if (ops_read.count(e.op)) {
         open[e.process] = i;
-      else
+        ++result.model_invokes;
+      } else
         ++result.ignored_events;
       continue;
     }
@@ -280,6 +281,17 @@ PartitionsResult etcd_partitions(const History& h, const std::vector<std::int64_
 const char* model_kind_name(ModelKind kind) {
   for (const auto& [k, name] : kModelNames)
     if (k == kind) return name;
+  return "?";
+}
+
+const char* model_ops_words(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::mutex:
+    case ModelKind::fenced_mutex: return "acquire, release";
+    case ModelKind::cas_register: return "read, write, cas";
+    case ModelKind::kv: return "get, put, append";
+    case ModelKind::etcd: return "range, put, delete_range, txn, lease_revoke";
+  }
   return "?";
 }
 

@@ -40,8 +40,12 @@ struct PartitionsResult {
   std::vector<Partition> partitions;  // sorted by name
   std::size_t ignored_events = 0;     // events of operations this model does not read
   std::size_t unchecked_ops = 0;      // read ops excluded by rule (serializable, past revision)
+  std::size_t model_invokes = 0;      // invokes of operations this model reads (failed ones too)
   std::optional<HistoryParseError> error;
 };
+
+// The operations a model reads, for messages: "acquire, release".
+const char* model_ops_words(ModelKind kind);
 
 // `event_lines`, when given, is the input line of each event (used in errors and witness
 // labels); otherwise events are named by their index.

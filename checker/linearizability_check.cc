@@ -64,6 +64,14 @@ CheckRun check_history(const LoadedHistory& h, ModelKind model, const Budget& bu
     run.error = parts.error;
     return run;
   }
+  // A model named by --model or meta.model that reads none of the history's operations would
+  // judge nothing and call it linearizable: a wrong model, or the wrong file.
+  if (parts.model_invokes == 0) {
+    run.error = HistoryParseError{
+        0, std::string("the history has no operation the ") + model_kind_name(model) +
+               " model reads (" + model_ops_words(model) + "): nothing to judge (is the model right?)"};
+    return run;
+  }
   run.ignored_events = parts.ignored_events;
   run.unchecked_ops = parts.unchecked_ops;
   run.result = check_linearizability(parts.partitions, budget);

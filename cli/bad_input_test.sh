@@ -28,6 +28,16 @@ refused "--time-budget: must be between 0.1 and 86400, not nan" demo --time-budg
 refused "--kv-seconds: must be between 1 and 86400, not nan" bench --kv-seconds nan
 mkdir empty_data
 refused "no checker data in empty_data" bench --seeds 1 --kv-seconds 1 --checker-data empty_data
+# Checker data whose expected.tsv cannot be read as such: once a bench of 0 files, exit 0.
+mkdir -p bad_data/jepsen
+printf 'garbage\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:1: expected the header line" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv: lists no history" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\njepsen/a.log\tmaybe\t1\t0\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:2: expected_linearizable: expected true, false or excluded(why), not \"maybe\"" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
+printf 'file\texpected_linearizable\tops\tcrashed_info_ops\njepsen/missing.log\ttrue\t1\t0\n' > bad_data/expected.tsv
+refused "bad_data/expected.tsv:2: bad_data/jepsen/missing.log: no such file" bench --seeds 1 --kv-seconds 1 --checker-data bad_data
 refused "--budget: must be between 0 and 10000000, not 1e10" shrink "$scenario" --out x.json --budget 1e10
 refused "--budget: must be between 0 and 10000000, not -1" shrink "$scenario" --out x.json --budget -1
 refused "--shrink-budget: must be between 0 and 10000000, not nan" explore --algorithm etcd-mutex --seeds 1 --shrink-budget nan --out x
@@ -91,6 +101,50 @@ echo "mine" > notes.tmp
 timeout 60 "$lockstep" report run -o notes > /dev/null || fail "report -o notes failed"
 [ "$(cat notes.tmp)" = mine ] || fail "report -o notes replaced the user's notes.tmp"
 [ -z "$(ls notes.* | grep -v '^notes.tmp$')" ] || fail "report -o left a temporary file: $(ls notes.*)"
+
+# A run directory's files with a wrong value: one message naming the file and the line or
+# field, exit 2. A scenario.json replay refuses was once reported on; a wrongly typed field
+# the report reads aborted it; a line nested 150,000 deep overflowed its stack.
+cp -r run badscn
+echo '{"format":"x"}' > badscn/scenario.json
+refused "badscn/scenario.json: format: expected \"lockstep-scenario\"" report badscn -o badscn.html
+refused "badscn/scenario.json: format: expected \"lockstep-scenario\"" report badscn --explanation-json
+cp -r run badtype
+python3 - badtype <<'PY'
+import json, sys
+path = sys.argv[1] + "/history.jsonl"
+lines = open(path).read().splitlines()
+for i, line in enumerate(lines[1:], start=1):
+    e = json.loads(line)
+    if e["type"] == "invoke" and e["op"] == "acquire":
+        e["args"]["mode"] = 5
+        lines[i] = json.dumps(e)
+        print(i + 1, file=open(sys.argv[1] + "/line.txt", "w"))
+        break
+open(path, "w").write("\n".join(lines) + "\n")
+v = json.load(open(sys.argv[1] + "/verdict.json"))
+v.pop("history_hash", None)
+json.dump(v, open(sys.argv[1] + "/verdict.json", "w"))
+PY
+refused "badtype/history.jsonl:$(cat badtype/line.txt): args.mode: expected a string (invoke acquire)" report badtype -o badtype.html
+cp -r run badverdict
+python3 -c "
+import json, sys
+v = json.load(open('badverdict/verdict.json'))
+v['algorithm'] = 5
+json.dump(v, open('badverdict/verdict.json', 'w'))"
+refused "badverdict/verdict.json: algorithm: expected a string" report badverdict -o badverdict.html
+cp -r run deep
+python3 -c "
+import json
+lines = open('deep/history.jsonl').read().splitlines()
+e = json.loads(lines[1])
+lines[1] = json.dumps(e)[:-1] + ', \"deep\": ' + '[' * 150000 + ']' * 150000 + '}'
+open('deep/history.jsonl', 'w').write('\n'.join(lines) + '\n')"
+refused "deep/history.jsonl:2: expected a value nested less deeply" report deep -o deep.html
+refused "deep/history.jsonl:2: expected a value nested less deeply" check deep/history.jsonl
+[ ! -e badscn.html ] && [ ! -e badtype.html ] && [ ! -e badverdict.html ] && [ ! -e deep.html ] ||
+  fail "a refused report wrote its output"
 
 # A run refused for one taken file writes none of the others.
 mkdir taken

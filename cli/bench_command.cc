@@ -48,6 +48,11 @@ int bench_main(const BenchArgs& args) {
                  "--checker-data DIR or --no-checker)\n";
     return kExitBadInput;
   }
+  if (!args.no_checker)
+    if (auto err = checker_data_error(dir); !err.empty()) {
+      std::cerr << "lockstep bench: " << err << "\n";
+      return kExitBadInput;
+    }
   std::vector<BenchFigure> figures = run_sim_bench(o);
   if (!args.no_checker)
     for (auto& f : run_checker_bench(dir, nullptr)) figures.push_back(std::move(f));

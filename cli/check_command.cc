@@ -50,8 +50,8 @@ int check_one(const std::string& path, const HistoryFileOptions& options, std::o
       << ", time: " << std::fixed << std::setprecision(4) << r.seconds << " s"
       << ", peak memory: " << std::setprecision(1) << r.peak_memory_bytes / 1048576.0 << " MiB\n";
   if (r.operations == 0)
-    out << "note: the history has no operation the " << model_kind_name(*c.model)
-        << " model reads\n";
+    out << "note: none of the history's " << model_kind_name(*c.model)
+        << " operations is checked (each failed, or is a read allowed to be stale)\n";
   if (r.witness) print_witness(out, *r.witness);
   return file_exit_code(c);
 }

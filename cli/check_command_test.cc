@@ -246,6 +246,75 @@ TEST_CASE("etcd histories: a model-generated history passes - a forged answer do
   CHECK(m.err.find("args.compare[0].target: expected one of") != std::string::npos);
 }
 
+// A txn holding a txn ... `levels` deep, around one put.
+nlohmann::json nested_txn(int levels) {
+  nlohmann::json request = {{"key", "k"}, {"value", "v"}};
+  std::string op = "put";
+  for (int i = 0; i < levels; ++i) {
+    request = {{"success", nlohmann::json::array({{{op, request}}})}};
+    op = "txn";
+  }
+  return request;
+}
+
+TEST_CASE("etcd histories: nesting, negative revisions and counts are bad input") {
+  SECTION("txns nested past the reader's limit: an error, not a stack overflow") {
+    model::EtcdKv::Input in;
+    std::string error;
+    CHECK(etcd_request_from_json("txn", nested_txn(64), in, error));
+    CHECK_FALSE(etcd_request_from_json("txn", nested_txn(65), in, error));
+    CHECK(error.find(": expected a request inside at most 64 nested txns") != std::string::npos);
+    CHECK(error.rfind("args.success[0].txn.success[0].txn", 0) == 0);
+    // 10,000 deep, as a file: its line is too deep for the history reader already.
+    std::string line = "{\"format\":\"lockstep-history\",\"version\":1}\n"
+                       "{\"index\":0,\"process\":\"c\",\"type\":\"invoke\",\"op\":\"txn\",\"true_ns\":0,\"args\":";
+    std::string deep;
+    for (int i = 0; i < 10000; ++i) deep += i + 1 < 10000 ? R"({"success":[{"txn":)" : R"({"success":[{"put":)";
+    deep += R"({"key":"k"})";
+    for (int i = 0; i < 10000; ++i) deep += "}]}";
+    auto r = run_on(line + deep + "}\n");
+    CHECK(r.code == 2);
+    CHECK(r.err.find(".txt:2: expected a value nested less deeply") != std::string::npos);
+  }
+  SECTION("a range at a negative revision, a negative limit, a response's negative revision") {
+    auto history = [](nlohmann::json args, nlohmann::json result) {
+      return jsonl({{"c", "invoke", "range", std::move(args), {}, 0}, {"c", "ok", "range", {}, std::move(result), 1}});
+    };
+    auto rev = run_on(history({{"key", "k"}, {"revision", -5}}, {{"revision", 1}}));
+    CHECK(rev.code == 2);
+    CHECK(rev.err.find(".txt:2: args.revision: expected an integer >= 0") != std::string::npos);
+    auto limit = run_on(history({{"key", "k"}, {"limit", -1}}, {{"revision", 1}}));
+    CHECK(limit.code == 2);
+    CHECK(limit.err.find("args.limit: expected an integer >= 0") != std::string::npos);
+    auto answer = run_on(history({{"key", "k"}}, {{"revision", -1}}));
+    CHECK(answer.code == 2);
+    CHECK(answer.err.find(".txt:3: result.revision: expected an integer >= 0") != std::string::npos);
+    auto big = run_on(history({{"key", "k"}, {"revision", 18446744073709551615ULL}}, {{"revision", 1}}));
+    CHECK(big.code == 2);
+    CHECK(big.err.find("args.revision: expected an integer at most") != std::string::npos);
+  }
+}
+
+TEST_CASE("a model the history has no operation of: bad input, not a vacuous verdict") {
+  const auto lock = jsonl({{"c", "invoke", "acquire", {}, {}, 0}, {"c", "ok", "acquire", {}, {}, 1}});
+  CheckOptions kv;
+  kv.model = "kv";
+  auto r = run_on(lock, kv);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(": the history has no operation the kv model reads (get, put, append)") !=
+        std::string::npos);
+  // From the header's meta.model, the same.
+  auto meta = run_on(jsonl({{"c", "invoke", "acquire", {}, {}, 0}}, {{"model", "etcd"}}));
+  CHECK(meta.code == 2);
+  CHECK(meta.err.find("no operation the etcd model reads") != std::string::npos);
+  // Operations of the model that all failed are operations of the model: nothing happened.
+  CheckOptions mutex;
+  mutex.model = "mutex";
+  auto failed = run_on(jsonl({{"c", "invoke", "acquire", {}, {}, 0}, {"c", "fail", "acquire", {}, {}, 1}}), mutex);
+  CHECK(failed.code == 0);
+}
+
 TEST_CASE("kv and cas-register histories from JSON Lines") {
   auto kv = run_on(jsonl({
       {"a", "invoke", "append", {{"key", "k"}, {"value", "x"}}, {}, 0},

@@ -288,7 +288,7 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--jobs", a->jobs, "Threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", a->shard,
-                  "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N); auto/N: I is JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job)")
+                  "I/N: run only the I-th of N interleaved parts of the seeds (1 <= I <= N <= 100000); auto/N: I is JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job)")
       ->capture_default_str();
   cmd->add_option("--faults", a->faults, "Fault classes: a comma list, all or none")
       ->check(non_empty())

@@ -78,4 +78,44 @@ run env -u JOB_COMPLETION_INDEX "$lockstep" explore "${B[@]}" --seeds 4 --shard 
 [[ $code -eq 2 ]] && grep -qF "JOB_COMPLETION_INDEX" out.txt || fail "auto/N without JOB_COMPLETION_INDEX was not refused: $code $(cat out.txt)"
 run env JOB_COMPLETION_INDEX=3 "$lockstep" explore "${B[@]}" --seeds 4 --shard auto/3 --out auto
 [[ $code -eq 2 ]] || fail "JOB_COMPLETION_INDEX=3 with auto/3 was accepted: $(cat out.txt)"
+
+# A summary.json with a field of the wrong type or range: refused naming the file and the field
+# (these once aborted merge, ran it out of memory, or dropped a failure and exited 0).
+mutated() {  # mutated NAME PYTHON-STATEMENT: a copy of n2 whose summary s was changed
+  rm -rf "$1"; cp -r n2 "$1"
+  python3 -c "
+import json
+s = json.load(open('$1/summary.json'))
+$2
+json.dump(s, open('$1/summary.json', 'w'))"
+}
+refused_merge() {  # refused_merge EXPECTED DIR: merge n1 DIR n3 exits 2 within 20 s, saying EXPECTED
+  set +e; (ulimit -v 4000000; timeout 20 "$lockstep" merge n1 "$2" n3 --out "merged-$2") > out.txt 2>&1; code=$?; set -e
+  [[ $code -eq 2 ]] && grep -qF -- "$1" out.txt || fail "merge with $2 exited $code, expected 2 and '$1': $(cat out.txt)"
+  [[ ! -e "merged-$2" ]] || fail "a refused merge wrote merged-$2"
+}
+mutated m_format 's["format"] = 5'
+refused_merge "m_format/summary.json: not an explore summary" m_format
+mutated m_version 's["version"] = 2'
+refused_merge "m_version/summary.json: version: expected an integer <= 1" m_version
+mutated m_unknown 's["unknown"] = "x"'
+refused_merge "m_unknown/summary.json: unknown: expected an integer" m_unknown
+mutated m_count_x 's["plan"]["shard_count"] = "x"'
+refused_merge "m_count_x/summary.json: plan.shard_count: expected an integer" m_count_x
+mutated m_count_huge 's["plan"]["shard_count"] = 2000000000'
+refused_merge "m_count_huge/summary.json: plan.shard_count: expected an integer <= 100000" m_count_huge
+mutated m_count_0 's["plan"]["shard_count"] = 0'
+refused_merge "plan.shard_count: expected an integer >= 1" m_count_0
+mutated m_first 's["plan"]["first_seed"] = "x"'
+refused_merge "m_first/summary.json: plan.first_seed: expected an integer" m_first
+mutated m_dropped 's["failures"] = 1; s["failing_seed"] = "x"'
+refused_merge "m_dropped/summary.json: failing_seed: expected the lowest failing seed" m_dropped
+mutated m_done 's["seeds_done"] = 1e30'
+refused_merge "m_done/summary.json: seeds_done: expected an integer" m_done
+for index in 0 -1 18446744073709551615 4; do
+  mutated "m_index$index" "s['shard']['index'] = $index"
+  refused_merge "m_index$index/summary.json: shard.index: expected an integer" "m_index$index"
+done
+run "$lockstep" explore "${B[@]}" --seeds 1 --shard 1/100001 --out toomany
+[[ $code -eq 2 ]] && grep -qF "N <= 100000" out.txt || fail "--shard 1/100001 was accepted: $code $(cat out.txt)"
 echo "merge_test: ok"

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "lockstep/cli/commands.h"
+#include "lockstep/harness/scenario.h"
 #include "lockstep/reports/explain.h"
 #include "lockstep/reports/report_files.h"
 
@@ -51,11 +52,21 @@ std::string refuse_output(const std::filesystem::path& dir, const std::filesyste
   return {};
 }
 
-int report(const ReportArgs& args) {
+// The run's files, validated: load_run_files checks the history and the verdict; the scenario
+// is read as `replay` reads it (every field, its type and range, no key twice), since the
+// report shows it and a run directory's scenario is what replays the run.
+std::string load(const std::filesystem::path& dir, reports::RunFiles& files) {
+  if (auto err = reports::load_run_files(dir, files); !err.empty()) return err;
+  if (files.scenario.is_null()) return {};  // a real etcd run: its verdict names the backend
+  Scenario scenario;
+  return load_scenario_file(dir / "scenario.json", scenario);
+}
+
+int report_files(const ReportArgs& args) {
   const std::filesystem::path dir(args.run_dir);
   if (args.explanation_json) {
     reports::RunFiles files;
-    if (auto err = reports::load_run_files(dir, files); !err.empty()) {
+    if (auto err = load(dir, files); !err.empty()) {
       std::cerr << "lockstep report: " << err << "\n";
       return kExitBadInput;
     }
@@ -68,7 +79,7 @@ int report(const ReportArgs& args) {
     return kExitBadInput;
   }
   reports::RunFiles files;
-  if (auto err = reports::load_run_files(dir, files); !err.empty()) {
+  if (auto err = load(dir, files); !err.empty()) {
     std::cerr << "lockstep report: " << err << "\n";
     return kExitBadInput;
   }
@@ -78,6 +89,21 @@ int report(const ReportArgs& args) {
   }
   std::cout << reports::report_text_summary(files.history, files.verdict) << "  wrote " << out.string() << "\n";
   return kExitOk;
+}
+
+int report(const ReportArgs& args) {
+  // load_run_files checks the types of the fields the report reads. Should a field it does not
+  // know of still have the wrong type for a reader, nlohmann throws: that is still the run's
+  // files' fault, said as such (exit 2), never an abort.
+  try {
+    return report_files(args);
+  } catch (const nlohmann::json::exception& e) {
+    const std::filesystem::path dir(args.run_dir);
+    std::cerr << "lockstep report: " << (dir / "history.jsonl").string() << " or "
+              << (dir / "verdict.json").string() << ": a field the report reads has the wrong type ("
+              << e.what() << ")\n";
+    return kExitBadInput;
+  }
 }
 
 }  // namespace

@@ -32,13 +32,16 @@ std::string explore_config(const ExploreOptions& options, std::uint64_t seed, Ru
 
 std::string parse_shard(const std::string& text, int& index, int& count) {
   const auto slash = text.find('/');
-  const std::string bad = "--shard must be I/N with 1 <= I <= N (e.g. 2/4), not \"" + text + "\"";
+  const std::string bad = "--shard must be I/N with 1 <= I <= N <= " + std::to_string(kMaxShardCount) +
+                          " (e.g. 2/4), not \"" + text + "\"";
   if (slash == std::string::npos) return bad;
   try {
     std::size_t used_i = 0, used_n = 0;
     const int i = std::stoi(text.substr(0, slash), &used_i);
     const int n = std::stoi(text.substr(slash + 1), &used_n);
-    if (used_i != slash || used_n != text.size() - slash - 1 || n < 1 || i < 1 || i > n) return bad;
+    if (used_i != slash || used_n != text.size() - slash - 1 || n < 1 || i < 1 || i > n ||
+        n > kMaxShardCount)
+      return bad;
     index = i - 1;
     count = n;
     return {};

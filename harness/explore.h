@@ -65,8 +65,12 @@ std::string explore_config(const ExploreOptions& options, std::uint64_t seed, Ru
 ExploreResult explore(const ExploreOptions& options,
                       const std::function<void(const ExploreProgress&)>& on_progress);
 
-// Parses "I/N" (1-based I, as CI matrices and `--shard 2/4` count) into 0-based index and
-// count; returns an error message or empty.
+// The most shards one exploration may be split into (a Kubernetes Indexed Job runs at most
+// 100,000 completions; a CI matrix far fewer). `merge` refuses a summary claiming more.
+inline constexpr int kMaxShardCount = 100000;
+
+// Parses "I/N" (1-based I, as CI matrices and `--shard 2/4` count, N <= kMaxShardCount) into
+// 0-based index and count; returns an error message or empty.
 std::string parse_shard(const std::string& text, int& index, int& count);
 
 }  // namespace lockstep

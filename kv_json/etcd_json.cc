@@ -1,6 +1,7 @@
 #include "lockstep/kv_json/etcd_json.h"
 
 #include <charconv>
+#include <cstdint>
 
 #include "lockstep/kv/types.h"
 
@@ -29,6 +30,9 @@ struct Reader {
     const json* v = find(field);
     if (!v) return required ? fail(field, "an integer") : true;
     if (v->is_number_integer()) {
+      if (v->is_number_unsigned() &&
+          v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+        return fail(field, "an integer at most " + std::to_string(INT64_MAX));
       out = v->get<std::int64_t>();
       return true;
     }
@@ -38,6 +42,13 @@ struct Reader {
       if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return true;
     }
     return fail(field, "an integer");
+  }
+  // A revision, a count or a limit: etcd's are never negative (a negative one in a history is
+  // a mistake, not a request etcd could have answered as recorded).
+  bool count(const char* field, std::int64_t& out, bool required = false) {
+    if (!integer(field, out, required)) return false;
+    if (out < 0) return fail(field, "an integer >= 0");
+    return true;
   }
   bool boolean(const char* field, bool& out) {
     const json* v = find(field);
@@ -103,8 +114,8 @@ bool read_kv(const json& j, const std::string& path, KeyValue& kv, std::string& 
   if (!object_at(j, path, error)) return false;
   Reader r{j, path, error};
   return r.bytes("key", kv.key, true) && r.bytes("value", kv.value) &&
-         r.integer("create_revision", kv.create_revision) &&
-         r.integer("mod_revision", kv.mod_revision) && r.integer("version", kv.version) &&
+         r.count("create_revision", kv.create_revision) &&
+         r.count("mod_revision", kv.mod_revision) && r.count("version", kv.version) &&
          r.integer("lease", kv.lease);
 }
 
@@ -127,11 +138,23 @@ bool read_kvs(const Reader& r, const char* field, std::vector<KeyValue>& out, st
   return true;
 }
 
+// A txn may hold txns (etcd allows it); each level is a call deeper in these readers, so a
+// history's txns may nest at most this deep (a line of 10,000 nested txns overflowed the stack).
+constexpr int kMaxTxnNesting = 64;
+
+bool too_deep(int depth, const std::string& path, std::string& error) {
+  if (depth <= kMaxTxnNesting) return false;
+  if (error.empty())
+    error = path + ": expected a request inside at most " + std::to_string(kMaxTxnNesting) +
+            " nested txns";
+  return true;
+}
+
 bool read_request(const std::string& op, const json& j, const std::string& path,
-                  EtcdKv::Input& out, std::string& error);
+                  EtcdKv::Input& out, std::string& error, int depth);
 
 bool read_request_ops(const Reader& r, const char* field, std::vector<RequestOp>& out,
-                      std::string& error) {
+                      std::string& error, int depth) {
   const json* v = r.find(field);
   if (!v) return true;
   std::string path = r.path + "." + field;
@@ -153,7 +176,8 @@ bool read_request_ops(const Reader& r, const char* field, std::vector<RequestOp>
       return false;
     }
     EtcdKv::Input in;
-    if (!read_request(name, item.begin().value(), ipath + "." + name, in, error)) return false;
+    if (!read_request(name, item.begin().value(), ipath + "." + name, in, error, depth + 1))
+      return false;
     RequestOp rop;
     std::visit(
         [&](auto&& x) {
@@ -170,21 +194,21 @@ bool read_request_ops(const Reader& r, const char* field, std::vector<RequestOp>
 }
 
 bool read_request(const std::string& op, const json& j, const std::string& path,
-                  EtcdKv::Input& out, std::string& error) {
-  if (!object_at(j, path, error)) return false;
+                  EtcdKv::Input& out, std::string& error, int depth) {
+  if (too_deep(depth, path, error) || !object_at(j, path, error)) return false;
   Reader r{j, path, error};
   if (op == "range") {
     RangeRequest q;
     bool ok = r.bytes("key", q.key, true) && r.bytes("range_end", q.range_end) &&
-              r.integer("limit", q.limit) && r.integer("revision", q.revision) &&
+              r.count("limit", q.limit) && r.count("revision", q.revision) &&
               r.word("sort_order", q.sort_order, kSortOrders) &&
               r.word("sort_target", q.sort_target, kSortTargets) &&
               r.boolean("serializable", q.serializable) && r.boolean("keys_only", q.keys_only) &&
               r.boolean("count_only", q.count_only) &&
-              r.integer("min_mod_revision", q.min_mod_revision) &&
-              r.integer("max_mod_revision", q.max_mod_revision) &&
-              r.integer("min_create_revision", q.min_create_revision) &&
-              r.integer("max_create_revision", q.max_create_revision);
+              r.count("min_mod_revision", q.min_mod_revision) &&
+              r.count("max_mod_revision", q.max_mod_revision) &&
+              r.count("min_create_revision", q.min_create_revision) &&
+              r.count("max_create_revision", q.max_create_revision);
     out = std::move(q);
     return ok;
   }
@@ -225,8 +249,8 @@ bool read_request(const std::string& op, const json& j, const std::string& path,
         q.compare.push_back(std::move(cmp));
       }
     }
-    if (!read_request_ops(r, "success", q.success, error) ||
-        !read_request_ops(r, "failure", q.failure, error))
+    if (!read_request_ops(r, "success", q.success, error, depth) ||
+        !read_request_ops(r, "failure", q.failure, error, depth))
       return false;
     out = std::move(q);
     return true;
@@ -242,17 +266,17 @@ bool read_request(const std::string& op, const json& j, const std::string& path,
 }
 
 bool read_response(const std::string& op, const json& j, const std::string& path,
-                   EtcdKv::Output& out, std::string& error) {
-  if (!object_at(j, path, error)) return false;
+                   EtcdKv::Output& out, std::string& error, int depth) {
+  if (too_deep(depth, path, error) || !object_at(j, path, error)) return false;
   Reader r{j, path, error};
   Revision revision = 0;
-  if (!r.integer("revision", revision)) return false;
+  if (!r.count("revision", revision)) return false;
   if (op == "range") {
     RangeResponse resp;
     resp.header.revision = revision;
     if (!read_kvs(r, "kvs", resp.kvs, error) || !r.boolean("more", resp.more)) return false;
     resp.count = static_cast<std::int64_t>(resp.kvs.size());  // the default when not recorded
-    if (!r.integer("count", resp.count)) return false;
+    if (!r.count("count", resp.count)) return false;
     out = std::move(resp);
     return true;
   }
@@ -266,7 +290,7 @@ bool read_response(const std::string& op, const json& j, const std::string& path
   if (op == "delete_range") {
     DeleteRangeResponse resp;
     resp.header.revision = revision;
-    if (!r.integer("deleted", resp.deleted, true) || !read_kvs(r, "prev_kvs", resp.prev_kvs, error))
+    if (!r.count("deleted", resp.deleted, true) || !read_kvs(r, "prev_kvs", resp.prev_kvs, error))
       return false;
     out = std::move(resp);
     return true;
@@ -289,7 +313,8 @@ bool read_response(const std::string& op, const json& j, const std::string& path
         const std::string& name = item.begin().key();
         EtcdKv::Output inner;
         if (name == "lease_revoke" ||
-            !read_response(name, item.begin().value(), ipath + "." + name, inner, error)) {
+            !read_response(name, item.begin().value(), ipath + "." + name, inner, error,
+                           depth + 1)) {
           if (error.empty()) error = ipath + ": unknown response \"" + name + "\"";
           return false;
         }
@@ -343,12 +368,12 @@ json response_op_to_json(const ResponseOp& op);
 
 bool etcd_request_from_json(const std::string& op, const json& args, EtcdKv::Input& out,
                             std::string& error) {
-  return read_request(op, args, "args", out, error);
+  return read_request(op, args, "args", out, error, 0);
 }
 
 bool etcd_response_from_json(const std::string& op, const json& result, EtcdKv::Output& out,
                              std::string& error) {
-  return read_response(op, result, "result", out, error);
+  return read_response(op, result, "result", out, error, 0);
 }
 
 std::string etcd_op_name(const EtcdKv::Input& in) {

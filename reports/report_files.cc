@@ -30,8 +30,22 @@ std::string read_file(const std::filesystem::path& path, std::string& text) {
 std::string parse_json_file(const std::filesystem::path& path, nlohmann::json& out) {
   std::string text;
   if (auto err = read_file(path, text); !err.empty()) return err;
+  // The report copies, dumps and walks these values recursively: a value nested 100,000 deep
+  // would overflow the stack. No file lockstep writes nests anywhere near as deep as a history
+  // line may (kMaxHistoryJsonDepth).
+  struct TooDeep {};
+  const nlohmann::json::parser_callback_t limit_depth = [](int depth, nlohmann::json::parse_event_t event,
+                                                           nlohmann::json&) {
+    using E = nlohmann::json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxHistoryJsonDepth)
+      throw TooDeep{};
+    return true;
+  };
   try {
-    out = nlohmann::json::parse(text);
+    out = nlohmann::json::parse(text, limit_depth);
+  } catch (const TooDeep&) {
+    return path.string() + ": expected a value nested less deeply (at most " +
+           std::to_string(kMaxHistoryJsonDepth) + " levels of objects and arrays)";
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t line = 1;
     for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
@@ -41,6 +55,122 @@ std::string parse_json_file(const std::filesystem::path& path, nlohmann::json& o
   }
   if (!out.is_object()) return path.string() + ":1: expected a JSON object";
   return {};
+}
+
+// What a field the report reads must hold. The explanations read them with nlohmann's typed
+// getters (`args.value("mode", "")`), which throw on another type: each is checked here, once,
+// so a wrong one is "FILE:LINE: args.mode: expected a string", not an abort.
+enum class Want { string, integer, number, boolean };
+
+const char* want_words(Want w) {
+  switch (w) {
+    case Want::string: return "a string";
+    case Want::integer: return "an integer";
+    case Want::number: return "a number";
+    case Want::boolean: return "true or false";
+  }
+  return "?";
+}
+
+bool holds(const nlohmann::json& v, Want w) {
+  switch (w) {
+    case Want::string: return v.is_string();
+    case Want::integer: return v.is_number_integer();
+    case Want::number: return v.is_number();
+    case Want::boolean: return v.is_boolean();
+  }
+  return false;
+}
+
+// A field of a history event the report reads, where it is (event type and op; "" for any,
+// "completion" for ok, fail and info), and what it holds when present. Every field is optional.
+struct EventField {
+  const char* type;
+  const char* op;
+  const char* part;  // "args" or "result"
+  const char* field;
+  Want want;
+};
+
+constexpr EventField kEventFields[] = {
+    // An operation's outcome (explain*.cc, causes.cc, liveness_checker.cc).
+    {"completion", "", "result", "error", Want::string},
+    {"completion", "", "result", "message", Want::string},
+    {"invoke", "acquire", "args", "mode", Want::string},
+    {"invoke", "acquire", "args", "reentrant", Want::boolean},
+    // The calls a client made to etcd (run_facts.cc, lock_truth.cc).
+    {"trace", "kv-send", "args", "call", Want::integer},
+    {"trace", "kv-send", "args", "request", Want::string},
+    {"trace", "kv-send", "args", "member", Want::string},
+    {"trace", "kv-send", "args", "lease", Want::integer},
+    {"trace", "kv-send", "args", "key", Want::string},
+    {"trace", "kv-send", "args", "range_end", Want::string},
+    {"trace", "kv-end", "args", "call", Want::integer},
+    {"trace", "kv-end", "args", "outcome", Want::string},
+    {"trace", "kv-end", "args", "error", Want::string},
+    // What the simulator knows (causes.cc, explain*.cc, timeline_model.cc, lock_truth.cc).
+    {"truth", "", "args", "key", Want::string},
+    {"truth", "", "args", "client", Want::string},
+    {"truth", "", "args", "reason", Want::string},
+    {"truth", "", "args", "revision", Want::integer},
+    {"truth", "", "args", "accepted", Want::boolean},
+    {"truth", "key-put", "args", "value", Want::string},
+    {"truth", "key-put", "args", "lease", Want::integer},
+    {"truth", "key-delete", "args", "lease_expired", Want::boolean},
+    // Injected faults (fault_bands.cc, explain*.cc, lock_truth.cc, mutex_checker.cc).
+    {"fault", "", "args", "phase", Want::string},
+    {"fault", "", "args", "symmetric", Want::boolean},
+    {"fault", "", "args", "clock", Want::string},
+    {"fault", "", "args", "skipped", Want::string},
+    {"fault", "", "args", "amount_ms", Want::integer},
+    {"fault", "", "args", "rate_ppm", Want::integer},
+    {"fault", "", "args", "from_member", Want::integer},
+    {"fault", "", "args", "to_member", Want::integer},
+    {"fault", "", "args", "duration_ms", Want::number},
+    {"fault", "", "args", "probability", Want::number},
+};
+
+bool applies(const EventField& f, const HistoryEvent& e) {
+  const std::string_view type = f.type;
+  const bool type_fits = type.empty() || (type == "completion" ? e.is_completion()
+                                                               : type == event_kind_name(e.kind));
+  return type_fits && (f.op[0] == '\0' || e.op == f.op);
+}
+
+// The first event field of the wrong type, as "FILE:LINE: args.mode: expected a string".
+std::string validate_history_fields(const std::filesystem::path& path, const History& history,
+                                    const std::vector<std::int64_t>& lines) {
+  for (std::size_t i = 0; i < history.events.size(); ++i) {
+    const HistoryEvent& e = history.events[i];
+    for (const EventField& f : kEventFields) {
+      if (!applies(f, e)) continue;
+      const nlohmann::json& part = f.part[0] == 'a' ? e.args : e.result;
+      const auto it = part.find(f.field);
+      if (it == part.end() || holds(*it, f.want)) continue;
+      const std::int64_t line = i < lines.size() ? lines[i] : static_cast<std::int64_t>(i) + 2;
+      return path.string() + ":" + std::to_string(line) + ": " + f.part + "." + f.field +
+             ": expected " + want_words(f.want) + " (" + event_kind_name(e.kind) + " " +
+             escape_bytes(e.op) + ")";
+    }
+  }
+  return {};
+}
+
+// The string fields the explanations read anywhere in a check's witness (a holding's
+// `process` and `ended_by`, a write's `client`, ...).
+void validate_witness(const nlohmann::json& j, const std::string& path) {
+  static const char* const kStrings[] = {"process", "ended_by", "client", "lost_acknowledged_by"};
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string at = path + "." + it.key();
+      for (const char* name : kStrings)
+        if (it.key() == name && !it->is_string()) throw JsonFieldError{at, "expected a string"};
+      validate_witness(*it, at);
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i)
+      validate_witness(j[i], path + "[" + std::to_string(i) + "]");
+  }
 }
 
 // The fields of verdict.json the report reads (docs/verdict-format.md); others may be there.
@@ -54,7 +184,10 @@ std::string validate_verdict(const std::filesystem::path& path, const nlohmann::
       check.one_of("status", statuses);
       for (const char* name : {"figures", "witness"})
         if (check.has_optional(name)) check.object(name);
+      if (check.has_optional("witness"))
+        validate_witness(check.get("witness", "an object"), check.path_of("witness"));
     }
+    if (verdict.has_optional("algorithm")) verdict.string("algorithm");
     // A run on a real etcd names its backend (cli/run_real.cc): cluster kind, key prefix.
     if (verdict.has_optional("backend")) verdict.object("backend");
     for (const char* name : {"replay", "history_hash"})
@@ -79,6 +212,9 @@ std::string load_run_files(const std::filesystem::path& run_dir, RunFiles& out) 
   if (parsed.error)
     return history_path.string() + ":" + std::to_string(parsed.error->line) + ": " + parsed.error->message;
   if (!parsed.history) return history_path.string() + ": no history";
+  if (auto err = validate_history_fields(history_path, *parsed.history, parsed.event_lines);
+      !err.empty())
+    return err;
   out.history = std::move(*parsed.history);
   const auto verdict_path = run_dir / "verdict.json";
   if (auto err = parse_json_file(verdict_path, out.verdict); !err.empty()) return err;

@@ -212,9 +212,84 @@ TEST_CASE("bad run directories get one message naming the file and the line or f
     write_text(d / "scenario.json", "[1, 2]");
     CHECK(write_report(d, d / "r.html") == (d / "scenario.json").string() + ":1: expected a JSON object");
   }
+  SECTION("a verdict whose algorithm is not a string") {
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    v["algorithm"] = 5;
+    write_text(d / "verdict.json", v.dump());
+    CHECK(write_report(d, d / "r.html") == (d / "verdict.json").string() + ": algorithm: expected a string");
+  }
+  SECTION("a witness whose holding ended_by is not a string") {
+    nlohmann::json v = nlohmann::json::parse(read_text(d / "verdict.json"));
+    REQUIRE(v["checks"][0]["witness"].contains("earlier"));
+    v["checks"][0]["witness"]["earlier"]["ended_by"] = 5;
+    write_text(d / "verdict.json", v.dump());
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": checks[0].witness.earlier.ended_by: expected a string");
+  }
+  SECTION("a verdict nested 100,000 deep") {
+    write_text(d / "verdict.json", R"({"format": "lockstep-verdict", "checks": [], "x": )" +
+                                       std::string(100000, '[') + std::string(100000, ']') + "}");
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "verdict.json").string() + ": expected a value nested less deeply (at most 256 levels of objects and arrays)");
+  }
   SECTION("an output file that cannot be written") {
     write_text(d / "blocker", "a file, not a directory");
     CHECK(contains(write_report(d, d / "blocker" / "r.html"), "cannot write"));
+  }
+}
+
+// Each field here once aborted `lockstep report` (nlohmann's type_error from a typed getter):
+// the history's event that holds it, the field and its wrong value, and what is expected.
+TEST_CASE("a history field the report reads with the wrong type names its line and field") {
+  TempDir dir("types");
+  const fs::path d = dir.path;
+  write_valid_run(d);
+  REQUIRE(write_report(d, d / "r.html") == "");
+  const std::string history = read_text(d / "history.jsonl");
+  struct Case {
+    const char* type;
+    const char* op;
+    const char* part;
+    const char* field;
+    nlohmann::json value;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"invoke", "acquire", "args", "mode", 5, "a string"},
+      {"invoke", "acquire", "args", "mode", nullptr, "a string"},
+      {"trace", "kv-send", "args", "call", "x", "an integer"},
+      {"trace", "kv-send", "args", "member", 5, "a string"},
+      {"trace", "kv-send", "args", "request", nlohmann::json::object(), "a string"},
+      {"trace", "kv-send", "args", "lease", "x", "an integer"},
+      {"trace", "kv-end", "args", "outcome", 5, "a string"},
+      {"trace", "kv-end", "args", "error", 5, "a string"},
+      {"truth", "resource-write", "args", "accepted", "x", "true or false"},
+      {"truth", "resource-write", "args", "client", 5, "a string"},
+      {"fault", "pause", "args", "phase", 5, "a string"},
+      {"truth", "key-delete", "args", "lease_expired", 5, "true or false"},
+      {"info", "release", "result", "error", 5, "a string"},
+      {"truth", "key-put", "args", "value", 5, "a string"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.type << " " << c.op << " " << c.part << "." << c.field << " = " << c.value.dump());
+    // The first event of that type and op gets the wrong value.
+    std::istringstream in(history);
+    std::string line, out;
+    int line_no = 0, changed = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      nlohmann::json j = nlohmann::json::parse(line);
+      if (changed == 0 && j.value("type", "") == c.type && j.value("op", "") == c.op) {
+        j[c.part][c.field] = c.value;
+        changed = line_no;
+      }
+      out += j.dump() + "\n";
+    }
+    REQUIRE(changed > 0);
+    write_text(d / "history.jsonl", out);
+    CHECK(write_report(d, d / "r.html") ==
+          (d / "history.jsonl").string() + ":" + std::to_string(changed) + ": " + c.part + "." + c.field +
+              ": expected " + c.expected + " (" + c.type + " " + c.op + ")");
   }
 }
 
