@@ -518,7 +518,7 @@ TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why 
   b.fault("crash", "end", ms_to_ns(6500), crash);
   // The holder's read went to the resource as it crashed, and went unanswered.
   b.add("client-1", EventKind::invoke, "read", ms_to_ns(1499), {{"token", 4}});
-  b.add("client-1", EventKind::info, "read", ms_to_ns(6499));
+  b.add("client-1", EventKind::info, "read", ms_to_ns(6499), {}, {{"error", "timeout"}, {"message", "the resource did not answer"}});
   b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
   b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
   b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
@@ -566,6 +566,33 @@ TEST_CASE("liveness: a hold stretched by a read kept in etcd names what held tha
                        "down at 1.600 s: it had heard from no majority of the members within an election timeout "
                        "(check-quorum))); the key was deleted"));
   CHECK_FALSE(contains(text, "duplicated"));
+}
+
+TEST_CASE("liveness: a hold's read that ended on another error is not said to have timed out, nor slowed by a clock") {
+  // The read ended indeterminate with "leader changed", not at a timeout: the holder's slow
+  // clock, which only moves its timeouts, held nothing up; nor did the resource's pause that
+  // began after the resource had served the read.
+  HistoryBuilder b;
+  holder_and_waiter(b, "member-0");
+  const nlohmann::json clock = {{"targets", {"client-1"}}, {"clock", "monotonic"}, {"rate_ppm", 500000}, {"duration_ms", 4000}};
+  b.fault("clock", "start", ms_to_ns(1400), clock);
+  b.add("client-1", EventKind::invoke, "read", ms_to_ns(1499), {{"token", 4}});
+  b.truth("resource", "resource-read", ms_to_ns(1500), {{"client", "client-1"}, {"accepted", true}, {"token", 4}, {"value", 0}});
+  const nlohmann::json stop = {{"targets", {"resource"}}, {"duration_ms", 1000}};
+  b.fault("pause", "start", ms_to_ns(1600), stop);
+  b.fault("pause", "end", ms_to_ns(2600), stop);
+  b.add("client-1", EventKind::info, "read", ms_to_ns(3200), {}, {{"error", "leader-changed"}, {"message", "etcdserver: leader changed"}});
+  b.fault("clock", "end", ms_to_ns(5400), clock);
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
+  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  const std::string text = liveness_sentences(b);
+  INFO(text);
+  CHECK(contains(text, "client-1 held the lock from 0.502 s to 8.000 s: its read of the resource, invoked at 1.499 s, "
+                       "ended indeterminate (leader-changed) at 3.200 s; the key was deleted"));
 }
 
 TEST_CASE("liveness: a waiter behind the key of a client that was waiting itself says so") {

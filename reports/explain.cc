@@ -55,37 +55,50 @@ std::string deletion_words(const KeyLifetime& key) {
 
 std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const HistoryEvent& op, std::int64_t end_ns) {
   // A clock fault of the client moves its timeouts: it can stretch a call that timed out (or
-  // is still open), never one that was answered.
+  // is still open), never one that was answered or failed otherwise.
   const HistoryEvent* done = facts.completion_of(op.index);
-  const bool timed_out = done == nullptr || done->kind != EventKind::ok;
+  const bool timed_out = done == nullptr || ended_by_timeout(*done);
   std::set<std::string> members;
   for (const CallRecord& c : facts.calls())
     if (c.invoke == op.index && !c.member.empty()) members.insert(c.member);
   const bool to_resource = members.empty() && (op.op == "read" || op.op == "write");
+  // A call the resource served: what held it on the way there acted before it was served, what
+  // held its answer (or its client) after.
+  const HistoryEvent* served = to_resource ? facts.resource_effect(op.index) : nullptr;
+  const std::int64_t served_ns = served != nullptr ? served->true_ns : end_ns;
+  const auto active = [&](const FaultBand& f, std::int64_t from_ns, std::int64_t to_ns) {
+    return f.start_ns <= to_ns && (f.open_end || f.end_ns >= from_ns);
+  };
   std::vector<const FaultBand*> out;
   for (const FaultBand& band : facts.faults()) {
     const FaultBand* f = &band;
-    if (f->start_ns > end_ns || (!f->open_end && f->end_ns < op.true_ns)) continue;
+    if (!active(*f, op.true_ns, end_ns)) continue;
     const bool link = f->args.contains("from") || f->args.contains("to");
     bool acts = false;
     if (link) {
       // A copy more holds nothing up, and a reorder only by its few milliseconds.
       if (f->kind == "duplicate" || f->kind == "reorder") continue;
-      const auto between = [&](const std::string& other) {
-        return f->on_link(op.process, other) || f->on_link(other, op.process);
-      };
-      acts = (to_resource && between("resource")) ||
-             std::any_of(members.begin(), members.end(), [&](const std::string& m) { return between(m); });
+      acts = (to_resource && ((f->on_link(op.process, "resource") && active(*f, op.true_ns, served_ns)) ||
+                              (f->on_link("resource", op.process) && active(*f, served_ns, end_ns)))) ||
+             std::any_of(members.begin(), members.end(),
+                         [&](const std::string& m) { return f->on_link(op.process, m) || f->on_link(m, op.process); });
     } else if (f->kind == "pause" || f->kind == "crash" || f->kind == "clock") {
       acts = (f->hits(op.process) && (f->kind != "clock" || timed_out)) ||
-             (f->kind != "clock" && ((to_resource && f->hits("resource")) ||
-                                     std::any_of(members.begin(), members.end(), [&](const std::string& m) { return f->hits(m); })));
+             (f->kind != "clock" &&
+              ((to_resource && f->hits("resource") && active(*f, op.true_ns, served_ns)) ||
+               std::any_of(members.begin(), members.end(), [&](const std::string& m) { return f->hits(m); })));
     } else if (f->kind == "leader-change") {
       acts = !members.empty();
     }
     if (acts) out.push_back(f);
   }
   return out;
+}
+
+bool ended_by_timeout(const HistoryEvent& done) {
+  if (done.kind == EventKind::ok) return false;
+  const std::string error = text_of(done.result, "error");
+  return error.find("timeout") != std::string::npos || error.find("deadline") != std::string::npos;
 }
 
 std::string key_made_for(const KeyLifetime& key) {

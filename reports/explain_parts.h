@@ -70,7 +70,11 @@ std::string key_owner_at(const RunFacts& facts, const KeyLifetime& key, std::int
 // itself (no etcd call recorded), the same faults on its link to the resource and the
 // resource's pauses and crashes. A duplicate, a lease-drop (keep-alives only) or a clock fault
 // elsewhere holds nothing up, and a reorder only by milliseconds.
+// A call the resource served counts the faults on its way there and the resource's stops only
+// until it was served, and those on the way back after.
 std::vector<const FaultBand*> faults_on_way(const RunFacts& facts, const HistoryEvent& op, std::int64_t end_ns);
+// Whether an operation's end (its fail or info) was a timeout or a deadline, not another error.
+bool ended_by_timeout(const HistoryEvent& done);
 // "client-1 held the lock from 12.722 s to 17.922 s: its read, invoked at 12.722 s while the
 // resource was down, went unanswered until its timeout at 17.722 s (the resource crashed from
 // 12.633 s to 17.933 s)": a hold in a waiter's wait (up to `until_ns`), with the longest of its

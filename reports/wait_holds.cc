@@ -46,7 +46,11 @@ std::string hold_words(const RunFacts& facts, const HoldingInterval& h, std::int
         }))
       s += " while the resource was down";
     if (longest_end == nullptr) s += ", was still open at the end of the history";
-    else if (longest_end->kind == EventKind::info) s += ", went unanswered until its timeout at " + format_seconds(longest_end->true_ns);
+    else if (longest_end->kind == EventKind::info && ended_by_timeout(*longest_end))
+      s += ", went unanswered until its timeout at " + format_seconds(longest_end->true_ns);
+    else if (const std::string error = text_of(longest_end->result, "error"); longest_end->kind == EventKind::info)
+      s += ", ended indeterminate" + (error.empty() ? std::string() : " (" + error + ")") + " at " +
+           format_seconds(longest_end->true_ns);
     else s += ", ended " + std::string(event_kind_name(longest_end->kind)) + " at " + format_seconds(longest_end->true_ns);
     // What stretched it is what acted on its way, not every fault on the holder then.
     const std::int64_t op_end_ns = longest_end != nullptr ? longest_end->true_ns : end_ns;
