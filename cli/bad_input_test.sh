@@ -39,7 +39,13 @@ refused "--duration: must be between 0.001 and 86400, not 0" run --algorithm etc
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"-1\"" run --algorithm etcd-mutex --seed -1
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"18446744073709551616\"" run --algorithm etcd-mutex --seed 18446744073709551616
 refused "--first-seed: expected an integer" explore --algorithm etcd-mutex --seeds 1 --first-seed -1 --out x
-refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 31536000, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
+# A lease TTL of a day or a year stretched a run with faults into as long a simulation (the
+# load goes on for TTL + 20 s after the last fault): gigabytes, never done. Refused at once.
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not 31536000" run --algorithm etcd-mutex --option lease_ttl_seconds=31536000 --faults all
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not 86400" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=86400 --out x
+refused "option session_ttl_seconds of \"etcd-lock-rpc\" must be between 1 and 600, not 601" run --algorithm etcd-lock-rpc --option session_ttl_seconds=601
+refused "option retry_interval_ms of \"txn-retry-lock\" must be between 10 and 86400000, not 1" run --algorithm txn-retry-lock --option retry_interval_ms=1
 refused "--option lease_ttl_seconds is given twice" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=5 --option lease_ttl_seconds=7 --out x
 
 # A seed with a leading zero is decimal (CLI11 alone would read 010 as octal 8).

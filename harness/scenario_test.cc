@@ -300,7 +300,11 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
        "scenario.json: faults[0].amount_ms: expected an integer >= 0"},
       {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = -5; },
        "scenario.json: algorithm.options: option lease_ttl_seconds of \"etcd-mutex\" must be "
-       "between 1 and 31536000, not -5"},
+       "between 1 and 600, not -5"},
+      // A TTL of a day stretched a run with faults into a day of simulation (gigabytes).
+      {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = 86'400; },
+       "scenario.json: algorithm.options: option lease_ttl_seconds of \"etcd-mutex\" must be "
+       "between 1 and 600, not 86400"},
   };
   for (const auto& c : cases) {
     const std::string err = error_after(c.edit);
