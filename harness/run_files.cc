@@ -8,17 +8,46 @@
 
 namespace lockstep {
 
+namespace {
+
+// A duration as `--duration` reads it back exactly: whole seconds, then the nanoseconds
+// left without trailing zeros (1.5, 0.0015, 86400), never rounded to 6 digits as a stream
+// prints a double.
+std::string exact_seconds(Duration d) {
+  const std::int64_t ns = d.count();
+  std::string text = std::to_string(ns / 1'000'000'000);
+  if (std::int64_t fraction = ns % 1'000'000'000; fraction != 0) {
+    std::string digits = std::to_string(fraction);
+    digits.insert(0, 9 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string replay_command(const RunConfig& config) {
   std::ostringstream s;
   s << "lockstep run --algorithm " << config.algorithm << " --seed " << config.seed
     << " --clients " << config.workload.clients << " --duration "
-    << to_seconds(config.workload.duration) << " --members " << config.etcd.members;
+    << exact_seconds(config.workload.duration) << " --members " << config.etcd.members;
   if (!config.fault_classes.empty()) {
     std::string classes;
     for (const auto& c : config.fault_classes) classes += (classes.empty() ? "" : ",") + c;
     s << " --faults " << classes;
   }
   if (!config.extend_load_for_liveness) s << " --fixed-length";
+  // The algorithm's options that differ from its defaults (a run without them, a TTL of 7
+  // left out, gave another verdict); all of them when the algorithm is unknown here.
+  const AlgorithmInfo* info = find_algorithm(config.algorithm);
+  for (const auto& [name, value] : config.algorithm_options) {
+    bool is_default = false;
+    if (info)
+      for (const auto& spec : info->options)
+        is_default = is_default || (spec.name == name && spec.default_value == value);
+    if (!is_default) s << " --option " << name << "=" << value;
+  }
   return s.str();
 }
 
