@@ -46,6 +46,15 @@ refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, n
 refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not 86400" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=86400 --out x
 refused "option session_ttl_seconds of \"etcd-lock-rpc\" must be between 1 and 600, not 601" run --algorithm etcd-lock-rpc --option session_ttl_seconds=601
 refused "option retry_interval_ms of \"txn-retry-lock\" must be between 10 and 86400000, not 1" run --algorithm txn-retry-lock --option retry_interval_ms=1
+# run and replay accept the same runs: what a scenario cannot hold is refused before anything
+# runs (run simulated --duration 0.0015 and then failed to save it; a fault drawn to end after
+# a day was written into a scenario.json that replay refused).
+refused "--duration: must be a whole number of milliseconds" run --algorithm etcd-mutex --duration 0.0015 --out short
+refused "--duration: must be a whole number of milliseconds" explore --algorithm etcd-mutex --seeds 1 --duration 0.0015 --out x
+refused "--liveness-bound: must be a whole number of milliseconds" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 1.0001 --out x
+refused "the run cannot be written as a scenario that replay reads back: faults[" run --algorithm etcd-mutex --duration 86400 --faults pause --out long
+refused "cannot be written as a scenario that replay reads back: faults[" explore --algorithm etcd-mutex --duration 86400 --faults pause --seeds 1 --out x
+[ ! -e short ] && [ ! -e long ] || fail "a refused run wrote its directory"
 refused "--option lease_ttl_seconds is given twice" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=5 --option lease_ttl_seconds=7 --out x
 
 # A seed with a leading zero is decimal (CLI11 alone would read 010 as octal 8).

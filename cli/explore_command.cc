@@ -303,17 +303,20 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--duration", a->duration_seconds, "Simulated seconds of load per seed")
       ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds())
       ->capture_default_str();
   cmd->add_option_function<double>(
          "--max-fault-duration", [a](double v) { a->max_fault_seconds = v; },
          "Longest fault, in simulated seconds (default: 20, or 1.5 lease TTLs when the "
          "algorithm's lease is longer)")
-      ->check(finite_between(0.001, 86400));
+      ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds());
   cmd->add_option_function<double>(
          "--liveness-bound", [a](double v) { a->liveness_bound_seconds = v; },
          "Seconds after faults heal within which waiters must be served (default: the lease "
          "TTL + 20 s, or 60 s for a lock without a lease)")
-      ->check(finite_between(0.001, 86400));
+      ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds());
   cmd->add_flag("--fixed-length", a->fixed_length,
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");

@@ -123,6 +123,7 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--duration", args->duration_seconds,
                   "Simulated seconds during which clients start lock cycles")
       ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds())
       ->capture_default_str();
   cmd->add_option("--members", args->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))

@@ -10,6 +10,7 @@
 
 #include "lockstep/harness/parallel_runs.h"
 #include "lockstep/harness/replay.h"
+#include "lockstep/harness/scenario.h"
 
 namespace lockstep {
 
@@ -26,6 +27,9 @@ std::string explore_config(const ExploreOptions& options, std::uint64_t seed, Ru
   c.checks = options.checks;
   if (options.liveness_bound) c.liveness_bound = *options.liveness_bound;
   if (auto err = validate_run_config(c); !err.empty()) return err;
+  if (auto err = scenario_representable(c); !err.empty())
+    return "seed " + std::to_string(seed) +
+           " cannot be written as a scenario that replay reads back: " + err;
   out = std::move(c);
   return {};
 }

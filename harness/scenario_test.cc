@@ -439,6 +439,38 @@ TEST_CASE("a config with times finer than the format's units is refused - not ro
               .find("cannot be written exactly") != std::string::npos);
 }
 
+TEST_CASE("a config the scenario reader would refuse is not representable - run and replay agree") {
+  // run --out wrote "liveness_bound_ms": 86410000 (a lease TTL of 86390 s), which replay refused.
+  RunConfig c = expanded("etcd-mutex", 1, "none");
+  c.liveness_bound = seconds(86'410);
+  CHECK(scenario_representable(c) == "liveness_bound_ms: expected an integer <= 86400000");
+  REQUIRE_THROWS_AS(run_config_to_json(c), std::invalid_argument);
+  TempDir dir("unreadable");
+  CHECK(save_scenario_file(dir.path / "x.json", Scenario{c, "", "", ""}, false)
+            .find("liveness_bound_ms: expected an integer <= 86400000") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path / "x.json"));
+  // A fault that ends after one day (drawn for a run of --duration 86400).
+  c = expanded("etcd-mutex", 1, "none");
+  sim::FaultSpec pause;
+  pause.kind = "pause";
+  pause.start = seconds(86'390);
+  pause.duration = seconds(20);
+  pause.targets = {"client-0"};
+  c.faults = {pause};
+  CHECK(scenario_representable(c) ==
+        "faults[0]: start_ms + duration_ms: expected at most 86400000 (one day)");
+  RunRequest request;
+  request.algorithm = "etcd-mutex";
+  request.duration = seconds(86'400);
+  request.faults = "pause";
+  RunConfig expanded_config;
+  CHECK(expand_run_request(request, expanded_config)
+            .rfind("the run cannot be written as a scenario that replay reads back: faults[", 0) == 0);
+  // What the reader accepts stays representable.
+  c.faults[0].start = seconds(86'380);
+  CHECK(scenario_representable(c).empty());
+}
+
 // The catalogue's "survives" and "rejects" scenarios expect only a verdict of ok: these check
 // that each really shows what its name says, so that a change which stopped the fault from
 // hitting the holder (or the stale write from being sent) cannot pass them unnoticed.
