@@ -117,4 +117,39 @@ mkdir -p explored/failure
 echo "mine" > explored/failure/history.jsonl
 refused "explored/failure/history.jsonl already exists" explore --algorithm naive-get-put --seeds 1 --jobs 1 --out explored
 [ "$(ls explored)" = failure ] || fail "a refused explore wrote into explored/: $(ls explored)"
+# A user's file named like a writer's temporary (OUT.tmp) is neither written nor removed: every
+# writer once wrote OUT.tmp and renamed it over OUT, so run, shrink, explore and demo --force
+# clobbered and deleted the user's file of that name. None leaves a temporary of its own.
+mkdir tmps
+for f in history.jsonl verdict.json scenario.json report.html; do echo mine > "tmps/$f.tmp"; done
+timeout 60 "$lockstep" run --algorithm etcd-mutex --duration 1 --out tmps > /dev/null || fail "run --out tmps failed"
+for f in history.jsonl verdict.json scenario.json report.html; do
+  [ "$(cat "tmps/$f.tmp")" = mine ] || fail "run --out replaced the user's tmps/$f.tmp"
+done
+[ "$(ls tmps | wc -l)" -eq 8 ] || fail "run --out left other files: $(ls tmps)"
+echo mine > shrunk.json.tmp
+timeout 120 "$lockstep" shrink "$scenario" --out shrunk.json --jobs 1 --max-runs 5 > /dev/null || fail "shrink --out shrunk.json failed"
+[ "$(cat shrunk.json.tmp)" = mine ] || fail "shrink --out replaced the user's shrunk.json.tmp"
+[ "$(ls shrunk.json* | wc -l)" -eq 2 ] || fail "shrink left a temporary file: $(ls shrunk.json*)"
+mkdir exo
+for f in summary.json failure.json failure-unshrunk.json; do echo mine > "exo/$f.tmp"; done
+code=0
+timeout 120 "$lockstep" explore --algorithm naive-get-put --seeds 1 --jobs 1 --shrink-runs 5 --out exo > /dev/null || code=$?
+[ "$code" -eq 1 ] || fail "explore naive-get-put --out exo exited $code, expected 1"
+for f in summary.json failure.json failure-unshrunk.json; do
+  [ "$(cat "exo/$f.tmp")" = mine ] || fail "explore --out replaced the user's exo/$f.tmp"
+done
+mkdir dmf
+echo mine > dmf/index.html.tmp
+timeout 300 "$lockstep" demo --seeds 1 --jobs 2 --shrink-runs 1 --out dmf --force > /dev/null || fail "demo --force failed"
+[ "$(cat dmf/index.html.tmp)" = mine ] || fail "demo --force replaced the user's dmf/index.html.tmp"
+[ -z "$(ls dmf | grep '^index.html.')" ] || [ "$(ls dmf | grep '^index.html.')" = index.html.tmp ] ||
+  fail "demo left a temporary file: $(ls dmf | grep '^index.html')"
+# A dangling link is a file there too: not replaced without --force.
+mkdir linked
+ln -s /nonexistent/target linked/history.jsonl
+refused "linked/history.jsonl already exists" run --algorithm etcd-mutex --duration 1 --out linked
+[ -L linked/history.jsonl ] || fail "run --out replaced a dangling link"
+ln -s /nonexistent/target linked.json
+refused "linked.json already exists" shrink "$scenario" --out linked.json --max-runs 5
 echo "bad input: every case refused with its message"

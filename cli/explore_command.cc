@@ -18,6 +18,7 @@
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_report.h"
 #include "lockstep/harness/explore.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/parallel_runs.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/scenario.h"
@@ -231,13 +232,9 @@ int explore_main(const ExploreArgs& args) {
       {"seeds_per_second", p.seeds_per_second()},
       {"jobs", o.jobs}};
   if (confirmation) summary["real_confirmation"] = confirmation->to_json();
-  {
-    std::ofstream out(dir / "summary.json");
-    out << summary.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "lockstep explore: cannot write " << (dir / "summary.json").string() << "\n";
-      return kExitBadInput;
-    }
+  if (auto err = write_file_replacing(dir / "summary.json", summary.dump(2) + "\n"); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
   }
   char line[256];
   std::snprintf(line, sizeof line,

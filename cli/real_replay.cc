@@ -11,6 +11,7 @@
 
 #include "lockstep/checker/mutex_checker.h"
 #include "lockstep/cli/commands.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/cli/run_real.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
 #include "lockstep/real_run/faults.h"
@@ -96,9 +97,7 @@ std::string add_real_confirmation(const std::filesystem::path& dir, const nlohma
   }
   if (!verdict.is_object()) return "cannot read " + file.string() + " back";
   verdict["real_confirmation"] = confirmation;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << verdict.dump(2) << "\n";
-  return out.flush() ? std::string() : "cannot write " + file.string();
+  return write_file_replacing(file, verdict.dump(2) + "\n");
 }
 
 #ifndef LOCKSTEP_HAVE_REAL_ETCD

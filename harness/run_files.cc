@@ -1,9 +1,9 @@
 #include "lockstep/harness/run_files.h"
 
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/replay.h"
 
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 namespace lockstep {
@@ -113,9 +113,9 @@ std::string run_directory_taken(const std::filesystem::path& dir) {
 
 std::string files_taken(const std::filesystem::path& dir, std::span<const char* const> names) {
   for (const char* name : names) {
-    std::error_code ec;  // a loop of links or an over-long name: say so instead of throwing
-    const bool taken = std::filesystem::exists(dir / name, ec);
-    if (ec) return (dir / name).string() + ": " + ec.message();
+    std::string error;  // a loop of links or an over-long name: say so instead of throwing
+    const bool taken = path_taken(dir / name, error);  // a dangling link too
+    if (!error.empty()) return error;
     if (taken)
       return (dir / name).string() +
              " already exists; choose another --out directory or pass --force to overwrite";
@@ -140,18 +140,8 @@ std::string write_run_directory(const std::filesystem::path& dir, const Scenario
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
   if (!overwrite)
     if (auto err = run_directory_taken(dir); !err.empty()) return err;
-  auto write = [&](const char* name, const std::string& text) -> std::string {
-    const auto path = dir / name;
-    const auto tmp = dir / (std::string(name) + ".tmp");
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) return "cannot write " + tmp.string();
-      out << text;
-      if (!out.flush()) return "cannot write " + tmp.string();
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) return "cannot write " + path.string() + ": " + ec.message();
-    return {};
+  auto write = [&](const char* name, const std::string& text) {
+    return write_file_replacing(dir / name, text);
   };
   std::ostringstream history;
   write_history_jsonl(history, result.history);

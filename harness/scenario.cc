@@ -14,6 +14,7 @@
 #include "lockstep/checker/input_file.h"
 #include "lockstep/harness/checks.h"
 #include "lockstep/harness/json_layout.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/scenario_fields.h"
 #include "lockstep/kv_json/json_fields.h"
 #include "lockstep/harness/sim_runner.h"
@@ -491,23 +492,17 @@ std::string load_scenario_file(const std::filesystem::path& path, Scenario& out)
 
 std::string save_scenario_file(const std::filesystem::path& path, const Scenario& scenario,
                                bool overwrite) {
-  if (!overwrite && std::filesystem::exists(path))
+  std::string taken_error;
+  const bool taken = path_taken(path, taken_error);  // a dangling link is taken too
+  if (!taken_error.empty()) return taken_error;
+  if (!overwrite && taken)
     return path.string() + " already exists; choose another name or pass --force to overwrite";
   if (auto err = scenario_representable(scenario.config); !err.empty())
     return path.string() + ": cannot be written exactly: " + err;
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return "cannot create directory " + path.parent_path().string() + ": " + ec.message();
-  const auto tmp = std::filesystem::path(path.string() + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + tmp.string();
-    out << scenario_to_text(scenario);
-    if (!out.flush()) return "cannot write " + tmp.string();
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return "cannot write " + path.string() + ": " + ec.message();
-  return {};
+  return write_file_replacing(path, scenario_to_text(scenario));
 }
 
 }  // namespace lockstep
