@@ -39,6 +39,10 @@ refused "--duration: must be between 0.001 and 86400, not 0" run --algorithm etc
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"-1\"" run --algorithm etcd-mutex --seed -1
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"18446744073709551616\"" run --algorithm etcd-mutex --seed 18446744073709551616
 refused "--first-seed: expected an integer" explore --algorithm etcd-mutex --seeds 1 --first-seed -1 --out x
+# A seed range past 2^64-1 wrapped around to 0 and reported "lowest failing seed 11".
+refused "--first-seed 18446744073709551614 with --seeds 14 runs past the last seed, 18446744073709551615 (2 seeds from there)" explore --algorithm txn-try-lock --seeds 14 --first-seed 18446744073709551614 --no-shrink --out x
+refused "--first-seed 18446744073709551615 with --seeds 2 (shard 2/2) runs past the last seed" explore --algorithm txn-try-lock --seeds 2 --shard 2/2 --first-seed 18446744073709551615 --out x
+refused "--seed 18446744073709551615 with --seeds 2 runs past the last seed" demo --seeds 2 --seed 18446744073709551615 --out x
 refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
 # A lease TTL of a day or a year stretched a run with faults into as long a simulation (the
 # load goes on for TTL + 20 s after the last fault): gigabytes, never done. Refused at once.

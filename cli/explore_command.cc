@@ -109,6 +109,15 @@ int explore_main(const ExploreArgs& args) {
     std::cerr << "lockstep explore: " << err << "\n";
     return kExitBadInput;
   }
+  // Seeds are 64-bit: --first-seed 18446744073709551614 --seeds 14 ran 2^64-2, 2^64-1, 0, 1...
+  // and said "lowest failing seed 11" of a range that does not exist.
+  if (const std::uint64_t available = seeds_before_wrap(o); available == 0 || o.seeds > available) {
+    std::cerr << "lockstep explore: --first-seed " << args.first_seed << " with --seeds " << args.seeds
+              << (o.shard_count > 1 ? " (shard " + shard + ")" : std::string())
+              << " runs past the last seed, 18446744073709551615 (" << available
+              << " seed" << (available == 1 ? "" : "s") << " from there); lower --first-seed or --seeds\n";
+    return kExitBadInput;
+  }
   o.shrink = !args.no_shrink;
   o.shrink_options.time_budget_seconds = args.shrink_budget_seconds;
   o.shrink_options.max_runs = args.shrink_runs;
