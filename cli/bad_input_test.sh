@@ -76,6 +76,10 @@ refused "--check: must not be empty" explore --algorithm etcd-mutex --seeds 1 --
 if [ "$real_backend" = ON ]; then
   refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
   refused "etcd binary '/tmp' not found (not an executable file)" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+  # replay exited 3 (runs that "could not run"); explore explored and shrunk first.
+  refused "etcd binary '/nonexistent' not found" replay "$scenario" --backend etcd --etcd-bin /nonexistent
+  refused "--confirm-real: etcd binary '/nonexistent' not found" explore --algorithm naive-get-put --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
+  refused "--confirm-real: etcd binary '/nonexistent' not found" demo --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
 else
   # A lockstep built without the backend says so, whatever the other options.
   refused "built without the real etcd backend" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp

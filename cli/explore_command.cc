@@ -67,6 +67,10 @@ int explore_main(const ExploreArgs& args) {
     std::cerr << "lockstep explore: give exactly one of --seeds N and --time-budget SECONDS\n";
     return kExitBadInput;
   }
+  if (auto err = confirm_real_problem(args.confirm_real, args.etcd_bin); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
+  }
   o.run.clients = args.clients;
   o.run.members = args.members;
   o.run.duration = seconds_to_ms(args.duration_seconds);

@@ -38,6 +38,12 @@ struct ReplayArgs {
 // The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
 // confirmation), each real run's in --out/real-K.
 int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
+  // A missing etcd is bad input, said before anything runs (it was exit 3 after the runs).
+  if (args.endpoints.empty())
+    if (auto err = real_etcd_binary_problem(args.etcd_bin); !err.empty()) {
+      std::cerr << "lockstep replay: " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force) {
     std::string taken = run_directory_taken(args.out_dir);
     for (int i = 1; taken.empty() && i <= args.runs; ++i)
