@@ -85,6 +85,19 @@ else
   refused "built without the real etcd backend" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
 fi
 
+# Options that would do nothing are refused, as run refuses --etcd-bin without --backend etcd
+# (each was accepted silently).
+refused "--etcd-bin names the etcd of --confirm-real's runs; without --confirm-real N it would be ignored" explore --algorithm etcd-mutex --seeds 1 --etcd-bin /nonexistent --out x
+refused "--etcd-bin names the etcd of --confirm-real's runs" demo --seeds 1 --etcd-bin /nonexistent --out x
+refused "--seconds needs --backend etcd" bench --seconds 1
+refused "--go-client, --etcd-bin need --backend etcd" bench --go-client /nonexistent --etcd-bin /nonexistent
+refused "--seeds, --no-checker time the simulator and the checker, not --backend etcd" bench --backend etcd --seeds 1 --no-checker
+refused "--checker-data excludes --no-checker" bench --no-checker --checker-data empty_data
+refused "--no-shrink excludes --shrink-runs" explore --algorithm etcd-mutex --seeds 1 --no-shrink --shrink-runs 5 --out x
+refused "--no-shrink excludes --shrink-budget" explore --algorithm etcd-mutex --seeds 1 --no-shrink --shrink-budget 5 --out x
+refused "--check mutex is given twice" explore --algorithm etcd-mutex --seeds 1 --check mutex,mutex --out x
+refused "--check liveness is given twice" explore --algorithm etcd-mutex --seeds 1 --check liveness --check mutex,liveness --out x
+
 refused "unknown command \"bogus\"" bogus
 
 # Input files that are not files.

@@ -4,6 +4,7 @@
 // Exit codes: 0 no seed failed, 1 a seed failed (DIR/failure.json written), 2 bad input.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -79,8 +80,15 @@ int explore_main(const ExploreArgs& args) {
   o.run.extend_load_for_liveness = !args.fixed_length;
   for (const auto& c : args.checks) {
     std::stringstream in(c);
-    for (std::string item; std::getline(in, item, ',');)
-      if (!item.empty()) o.checks.push_back(item);
+    for (std::string item; std::getline(in, item, ',');) {
+      if (item.empty()) continue;
+      // As --faults and a scenario's "checks" refuse a name given twice.
+      if (std::find(o.checks.begin(), o.checks.end(), item) != o.checks.end()) {
+        std::cerr << "lockstep explore: --check " << item << " is given twice\n";
+        return kExitBadInput;
+      }
+      o.checks.push_back(item);
+    }
   }
   // By default an algorithm is judged on what it claims (demo_plan): a fenced or guarded lock
   // on its resource and liveness, since two holders' beliefs may overlap past a lease.
@@ -330,15 +338,16 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
   cmd->add_flag("--fixed-length", a->fixed_length,
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");
-  cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
+  auto* no_shrink = cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
   add_confirm_real_options(*cmd, a->confirm_real, a->etcd_bin, "the shrunk failure");
-  cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
+  auto* shrink_budget = cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use (0: no limit)")
       ->check(finite_between(0, 1e7))
       ->capture_default_str();
-  cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
+  auto* shrink_runs = cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  no_shrink->excludes(shrink_budget)->excludes(shrink_runs);  // they would be ignored
   cmd->add_option("--out", a->out_dir, "Directory for summary.json and failure.json")
       ->required()
       ->check(non_empty());
