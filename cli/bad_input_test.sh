@@ -80,6 +80,18 @@ if [ "$real_backend" = ON ]; then
   refused "etcd binary '/nonexistent' not found" replay "$scenario" --backend etcd --etcd-bin /nonexistent
   refused "--confirm-real: etcd binary '/nonexistent' not found" explore --algorithm naive-get-put --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
   refused "--confirm-real: etcd binary '/nonexistent' not found" demo --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
+  # An external client's acquire answer with a key that is not UTF-8 aborted the run (an
+  # uncaught exception writing verdict.json), leaving the run directory half written.
+  if command -v etcd > /dev/null; then
+    client="read l; echo '{\"id\":1,\"type\":\"ok\",\"protocol\":1}'; read l; printf '{\"id\":2,\"type\":\"ok\",\"key\":\"k\\377\"}\\n'; sleep 30"
+    refused "client-0: \"key\": not valid UTF-8 (byte 0xff at byte 29 of the line" run --backend etcd --members 1 --clients 1 --duration 2 --algorithm etcd-mutex --client-cmd "$client" --out nonutf8
+    grep -qF 'line 2 of its output, {"id":2,"type":"ok","key":"k\xff"}' err.txt || fail "the bad line is not quoted: $(cat err.txt)"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' nonutf8/verdict.json || fail "nonutf8/verdict.json is not valid JSON"
+    [ -f nonutf8/report.html ] && [ -f nonutf8/client-0.stderr ] || fail "the bad client's run directory is incomplete: $(ls nonutf8)"
+    # A client that breaks the protocol before its hello answer: the stderr file by its name.
+    refused "client-0: not a JSON object" run --backend etcd --members 1 --clients 1 --duration 2 --algorithm etcd-mutex --client-cmd "echo garbage >&2; echo hello-there; sleep 30" --out garbage
+    grep -qF "the clients' stderr: garbage/client-0.stderr" err.txt || fail "the stderr file is not named: $(cat err.txt)"
+  fi
 else
   # A lockstep built without the backend says so, whatever the other options.
   refused "built without the real etcd backend" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp

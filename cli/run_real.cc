@@ -161,8 +161,16 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     std::cerr << "lockstep run: " << outcome.error << "\n";
     // A client that could not even answer hello: what it said on stderr is the clue.
     if (!args.out_dir.empty() && !outcome.client_stderr.empty()) {
-      if (auto err = write_client_stderr(args.out_dir, outcome); err.empty())
-        std::cerr << "  its stderr: " << args.out_dir << "/client-N.stderr\n";
+      if (auto err = write_client_stderr(args.out_dir, outcome); err.empty()) {
+        // The files written, by name (this once said "client-N.stderr" for client-0.stderr).
+        std::string files;
+        for (const auto& [client, text] : outcome.client_stderr)
+          files += (files.empty() ? "" : ", ") +
+                   (std::filesystem::path(args.out_dir) / (client + ".stderr")).string();
+        std::cerr << "  the clients' stderr: " << files << "\n";
+      } else {
+        std::cerr << "  " << err << "\n";
+      }
     }
     return outcome.interrupted ? kExitInterrupted : kExitBadInput;
   }
