@@ -185,4 +185,15 @@ refused "linked/history.jsonl already exists" run --algorithm etcd-mutex --durat
 [ -L linked/history.jsonl ] || fail "run --out replaced a dangling link"
 ln -s /nonexistent/target linked.json
 refused "linked.json already exists" shrink "$scenario" --out linked.json --max-runs 5
+# --out problems are found before the work, not after it (run simulated the whole run,
+# printed its verdict, then said "Not a directory").
+echo "mine" > afile
+refused "--out afile: not a directory (a file is there)" run --algorithm etcd-mutex --out afile
+[ ! -s out.txt ] || fail "run --out afile ran before refusing: $(head -c 200 out.txt)"
+refused "--out afile/sub: cannot be created: afile is not a directory" run --algorithm etcd-mutex --out afile/sub
+refused "--out afile: not a directory (a file is there)" replay "$scenario" --out afile --force
+refused "--out afile: not a directory (a file is there)" explore --algorithm etcd-mutex --seeds 1 --out afile
+refused "--out adir: is a directory (give a file name)" shrink "$scenario" --out adir --force
+[ -z "$(ls -d adir.* 2> /dev/null)" ] || fail "shrink --out adir left a temporary: $(ls -d adir.*)"
+[ "$(cat afile)" = mine ] || fail "a refused --out changed afile"
 echo "bad input: every case refused with its message"

@@ -135,6 +135,10 @@ int explore_main(const ExploreArgs& args) {
   o.shrink_options.max_runs = args.shrink_runs;
 
   const fs::path dir = args.out_dir;
+  if (auto err = output_directory_problem(dir); !err.empty()) {
+    std::cerr << "lockstep explore: --out " << err << "\n";
+    return kExitBadInput;
+  }
   if (!args.force) {
     // Every file explore may write, before any seed runs.
     static constexpr const char* kExploreFiles[] = {"summary.json", "failure.json",

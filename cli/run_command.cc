@@ -8,6 +8,7 @@
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_real_security.h"
 #include "lockstep/cli/run_report.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/run_request.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/sim_runner.h"
@@ -87,6 +88,11 @@ int run(const RunArgs& args) {
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: --out " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force)
     if (auto err = run_directory_taken(args.out_dir); !err.empty()) {
       std::cerr << "lockstep run: " << err << "\n";

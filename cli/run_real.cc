@@ -124,6 +124,11 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     return kExitBadInput;
   }
   // Before the cluster starts: a refusal after the run would lose it.
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: --out " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force)
     if (auto err = real_files_taken(args.out_dir, args.client_cmd.empty() ? 0 : args.request.clients);
         !err.empty()) {

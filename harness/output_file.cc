@@ -50,4 +50,40 @@ bool path_taken(const std::filesystem::path& path, std::string& error) {
   return std::filesystem::exists(status);
 }
 
+std::string output_directory_problem(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  // The directory, or the nearest parent that exists (what create_directories starts from).
+  fs::path existing = dir.empty() ? fs::path(".") : dir;
+  std::error_code ec;
+  for (;;) {
+    const auto status = fs::status(existing, ec);
+    if (status.type() != fs::file_type::not_found) break;
+    if (!existing.has_parent_path() || existing.parent_path() == existing) {
+      existing = ".";
+      break;
+    }
+    existing = existing.parent_path();
+  }
+  const auto status = fs::status(existing, ec);
+  if (ec) return dir.string() + ": " + ec.message();
+  if (!fs::is_directory(status))
+    return existing == dir ? dir.string() + ": not a directory (a file is there)"
+                           : dir.string() + ": cannot be created: " + existing.string() + " is not a directory";
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    return existing == dir ? dir.string() + ": cannot be written: " + std::strerror(errno)
+                           : dir.string() + ": cannot be created in " + existing.string() + ": " +
+                                 std::strerror(errno);
+  return {};
+}
+
+std::string output_file_problem(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    return file.string() + ": is a directory (give a file name)";
+  if (!file.has_parent_path()) return output_directory_problem(".");
+  if (auto err = output_directory_problem(file.parent_path()); !err.empty())
+    return file.string() + ": cannot be written: " + err;
+  return {};
+}
+
 }  // namespace lockstep

@@ -25,4 +25,14 @@ std::string write_file_replacing(const std::filesystem::path& path, std::string_
 // message when the lookup itself fails (a loop of links, a name too long).
 bool path_taken(const std::filesystem::path& path, std::string& error);
 
+// Why files cannot be written into directory `dir` (created when missing), checked before a
+// command does its work: it or a parent is no directory, or it cannot be written (for the
+// user running lockstep). Empty when nothing is seen wrong; the write itself may still fail.
+// `run --out FILE` once simulated the whole run and only then said "Not a directory".
+std::string output_directory_problem(const std::filesystem::path& dir);
+
+// The same for an output file `file`: it must not be a directory, and its directory must be
+// writable as above.
+std::string output_file_problem(const std::filesystem::path& file);
+
 }  // namespace lockstep

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/replay.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/run_request.h"
@@ -469,6 +470,45 @@ TEST_CASE("a config the scenario reader would refuse is not representable - run 
   // What the reader accepts stays representable.
   c.faults[0].start = seconds(86'380);
   CHECK(scenario_representable(c).empty());
+}
+
+TEST_CASE("output files are written under a fresh temporary name - errors say why") {
+  TempDir dir("output");
+  const fs::path file = dir.path / "x.json";
+  {
+    std::ofstream user(dir.path / "x.json.tmp");
+    user << "mine";
+  }
+  REQUIRE(write_file_replacing(file, "one") == "");
+  REQUIRE(write_file_replacing(file, "two") == "");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK(text == "two");
+  std::ifstream user(dir.path / "x.json.tmp");
+  std::string mine((std::istreambuf_iterator<char>(user)), {});
+  CHECK(mine == "mine");  // a fixed OUT.tmp was written and renamed away
+  // A failure names the output and the reason, and leaves no temporary behind.
+  CHECK(write_file_replacing(dir.path / "none" / "x.json", "x") ==
+        "cannot write " + (dir.path / "none" / "x.json").string() + ": No such file or directory");
+  fs::create_directories(dir.path / "sub");
+  CHECK(write_file_replacing(dir.path / "sub", "x") ==
+        "cannot write " + (dir.path / "sub").string() + ": Is a directory");
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path)) names.insert(e.path().filename().string());
+  CHECK(names == std::set<std::string>{"sub", "x.json", "x.json.tmp"});
+  // Checked up front, before a command's work.
+  CHECK(output_directory_problem(file) == file.string() + ": not a directory (a file is there)");
+  CHECK(output_directory_problem(file / "a") ==
+        (file / "a").string() + ": cannot be created: " + file.string() + " is not a directory");
+  CHECK(output_directory_problem(dir.path / "new" / "deeper") == "");
+  CHECK(output_file_problem(dir.path / "sub") == (dir.path / "sub").string() + ": is a directory (give a file name)");
+  CHECK(output_file_problem(dir.path / "new.json") == "");
+  // A dangling link is taken.
+  fs::create_symlink(dir.path / "nowhere", dir.path / "link");
+  std::string error;
+  CHECK(path_taken(dir.path / "link", error));
+  CHECK_FALSE(path_taken(dir.path / "free", error));
+  CHECK(error.empty());
 }
 
 // The catalogue's "survives" and "rejects" scenarios expect only a verdict of ok: these check
