@@ -17,14 +17,27 @@
 
 namespace lockstep {
 
+// The longest lease TTL an algorithm option may ask for: ten minutes, ten times etcd's
+// session default. A run with faults lasts about 2.5 TTLs past its last fault (see
+// OptionSpec), so with every fault class a default run (30 s, 3 clients) of any algorithm
+// then simulates at most about half an hour, in seconds and a few hundred megabytes.
+inline constexpr std::int64_t kMaxLeaseTtlSeconds = 600;
+
+// The shortest pause between a retrying lock's attempts (retry_interval_ms): a retry every
+// millisecond is a busy loop; with 64 clients it made a 30 s run take minutes and gigabytes.
+inline constexpr std::int64_t kMinRetryIntervalMs = 10;
+
 struct OptionSpec {
   std::string name;   // e.g. "lease_ttl_seconds"
   std::int64_t default_value = 0;
   std::string description;
-  // The values resolve_options accepts. By default 1 to a year's seconds: a TTL or interval
-  // of 0 or less means nothing (or spins), and a longer one would overflow nanoseconds.
+  // The values resolve_options accepts. By default 1 to kMaxLeaseTtlSeconds (the options
+  // left at the default range are all lease TTLs in seconds): a TTL of 0 or less means
+  // nothing, and a longer one stretches a run with faults without end (faults last up to
+  // 1.5 TTLs and the load goes on for TTL + 20 s after the last one heals: a TTL of a year
+  // made `run --faults all` simulate a year and use gigabytes).
   std::int64_t min_value = 1;
-  std::int64_t max_value = 31'536'000;
+  std::int64_t max_value = kMaxLeaseTtlSeconds;
 };
 
 // Option values by name; every declared option is present once resolved.

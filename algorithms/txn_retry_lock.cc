@@ -50,8 +50,8 @@ AlgorithmInfo txn_retry_lock_info() {
       "deadline; release deletes the key unconditionally";
   info.options = {
       {"lease_ttl_seconds", 10, "lease TTL of each attempt (the article grants 10 s)"},
-      {"retry_interval_ms", 100, "pause between attempts (no published value; this port's)", 1,
-       86'400'000}};
+      {"retry_interval_ms", 100, "pause between attempts (no published value; this port's)",
+       kMinRetryIntervalMs, 86'400'000}};
   info.make = [](NodeContext& ctx, const LockSetup& setup) -> std::unique_ptr<Lock> {
     return std::make_unique<TxnRetryLock>(ctx, setup);
   };

@@ -49,7 +49,26 @@ refused "--duration: must be between 0.001 and 86400, not 0" run --algorithm etc
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"-1\"" run --algorithm etcd-mutex --seed -1
 refused "--seed: expected an integer from 0 to 18446744073709551615, not \"18446744073709551616\"" run --algorithm etcd-mutex --seed 18446744073709551616
 refused "--first-seed: expected an integer" explore --algorithm etcd-mutex --seeds 1 --first-seed -1 --out x
-refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 31536000, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
+# A seed range past 2^64-1 wrapped around to 0 and reported "lowest failing seed 11".
+refused "--first-seed 18446744073709551614 with --seeds 14 runs past the last seed, 18446744073709551615 (2 seeds from there)" explore --algorithm txn-try-lock --seeds 14 --first-seed 18446744073709551614 --no-shrink --out x
+refused "--first-seed 18446744073709551615 with --seeds 2 (shard 2/2) runs past the last seed" explore --algorithm txn-try-lock --seeds 2 --shard 2/2 --first-seed 18446744073709551615 --out x
+refused "--seed 18446744073709551615 with --seeds 2 runs past the last seed" demo --seeds 2 --seed 18446744073709551615 --out x
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not -5" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=-5 --out x
+# A lease TTL of a day or a year stretched a run with faults into as long a simulation (the
+# load goes on for TTL + 20 s after the last fault): gigabytes, never done. Refused at once.
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not 31536000" run --algorithm etcd-mutex --option lease_ttl_seconds=31536000 --faults all
+refused "option lease_ttl_seconds of \"etcd-mutex\" must be between 1 and 600, not 86400" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=86400 --out x
+refused "option session_ttl_seconds of \"etcd-lock-rpc\" must be between 1 and 600, not 601" run --algorithm etcd-lock-rpc --option session_ttl_seconds=601
+refused "option retry_interval_ms of \"txn-retry-lock\" must be between 10 and 86400000, not 1" run --algorithm txn-retry-lock --option retry_interval_ms=1
+# run and replay accept the same runs: what a scenario cannot hold is refused before anything
+# runs (run simulated --duration 0.0015 and then failed to save it; a fault drawn to end after
+# a day was written into a scenario.json that replay refused).
+refused "--duration: must be a whole number of milliseconds" run --algorithm etcd-mutex --duration 0.0015 --out short
+refused "--duration: must be a whole number of milliseconds" explore --algorithm etcd-mutex --seeds 1 --duration 0.0015 --out x
+refused "--liveness-bound: must be a whole number of milliseconds" explore --algorithm etcd-mutex --seeds 1 --liveness-bound 1.0001 --out x
+refused "the run cannot be written as a scenario that replay reads back: faults[" run --algorithm etcd-mutex --duration 86400 --faults pause --out long
+refused "cannot be written as a scenario that replay reads back: faults[" explore --algorithm etcd-mutex --duration 86400 --faults pause --seeds 1 --out x
+[ ! -e short ] && [ ! -e long ] || fail "a refused run wrote its directory"
 refused "--option lease_ttl_seconds is given twice" explore --algorithm etcd-mutex --seeds 1 --option lease_ttl_seconds=5 --option lease_ttl_seconds=7 --out x
 
 # A seed with a leading zero is decimal (CLI11 alone would read 010 as octal 8).
@@ -67,10 +86,39 @@ refused "--check: must not be empty" explore --algorithm etcd-mutex --seeds 1 --
 if [ "$real_backend" = ON ]; then
   refused "with --endpoints no cluster is started" run --algorithm etcd-mutex --backend etcd --endpoints 127.0.0.1:1 --etcd-bin /bin/true
   refused "etcd binary '/tmp' not found (not an executable file)" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
+  # replay exited 3 (runs that "could not run"); explore explored and shrunk first.
+  refused "etcd binary '/nonexistent' not found" replay "$scenario" --backend etcd --etcd-bin /nonexistent
+  refused "--confirm-real: etcd binary '/nonexistent' not found" explore --algorithm naive-get-put --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
+  refused "--confirm-real: etcd binary '/nonexistent' not found" demo --seeds 1 --confirm-real 1 --etcd-bin /nonexistent --out x
+  # An external client's acquire answer with a key that is not UTF-8 aborted the run (an
+  # uncaught exception writing verdict.json), leaving the run directory half written.
+  if command -v etcd > /dev/null; then
+    client="read l; echo '{\"id\":1,\"type\":\"ok\",\"protocol\":1}'; read l; printf '{\"id\":2,\"type\":\"ok\",\"key\":\"k\\377\"}\\n'; sleep 30"
+    refused "client-0: \"key\": not valid UTF-8 (byte 0xff at byte 29 of the line" run --backend etcd --members 1 --clients 1 --duration 2 --algorithm etcd-mutex --client-cmd "$client" --out nonutf8
+    grep -qF 'line 2 of its output, {"id":2,"type":"ok","key":"k\xff"}' err.txt || fail "the bad line is not quoted: $(cat err.txt)"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' nonutf8/verdict.json || fail "nonutf8/verdict.json is not valid JSON"
+    [ -f nonutf8/report.html ] && [ -f nonutf8/client-0.stderr ] || fail "the bad client's run directory is incomplete: $(ls nonutf8)"
+    # A client that breaks the protocol before its hello answer: the stderr file by its name.
+    refused "client-0: not a JSON object" run --backend etcd --members 1 --clients 1 --duration 2 --algorithm etcd-mutex --client-cmd "echo garbage >&2; echo hello-there; sleep 30" --out garbage
+    grep -qF "the clients' stderr: garbage/client-0.stderr" err.txt || fail "the stderr file is not named: $(cat err.txt)"
+  fi
 else
   # A lockstep built without the backend says so, whatever the other options.
   refused "built without the real etcd backend" run --algorithm etcd-mutex --backend etcd --etcd-bin /tmp
 fi
+
+# Options that would do nothing are refused, as run refuses --etcd-bin without --backend etcd
+# (each was accepted silently).
+refused "--etcd-bin names the etcd of --confirm-real's runs; without --confirm-real N it would be ignored" explore --algorithm etcd-mutex --seeds 1 --etcd-bin /nonexistent --out x
+refused "--etcd-bin names the etcd of --confirm-real's runs" demo --seeds 1 --etcd-bin /nonexistent --out x
+refused "--seconds needs --backend etcd" bench --seconds 1
+refused "--go-client, --etcd-bin need --backend etcd" bench --go-client /nonexistent --etcd-bin /nonexistent
+refused "--seeds, --no-checker time the simulator and the checker, not --backend etcd" bench --backend etcd --seeds 1 --no-checker
+refused "--checker-data excludes --no-checker" bench --no-checker --checker-data empty_data
+refused "--no-shrink excludes --shrink-runs" explore --algorithm etcd-mutex --seeds 1 --no-shrink --shrink-runs 5 --out x
+refused "--no-shrink excludes --shrink-budget" explore --algorithm etcd-mutex --seeds 1 --no-shrink --shrink-budget 5 --out x
+refused "--check mutex is given twice" explore --algorithm etcd-mutex --seeds 1 --check mutex,mutex --out x
+refused "--check liveness is given twice" explore --algorithm etcd-mutex --seeds 1 --check liveness --check mutex,liveness --out x
 
 refused "unknown command \"bogus\"" bogus
 
@@ -156,4 +204,50 @@ mkdir -p explored/failure
 echo "mine" > explored/failure/history.jsonl
 refused "explored/failure/history.jsonl already exists" explore --algorithm naive-get-put --seeds 1 --jobs 1 --out explored
 [ "$(ls explored)" = failure ] || fail "a refused explore wrote into explored/: $(ls explored)"
+# A user's file named like a writer's temporary (OUT.tmp) is neither written nor removed: every
+# writer once wrote OUT.tmp and renamed it over OUT, so run, shrink, explore and demo --force
+# clobbered and deleted the user's file of that name. None leaves a temporary of its own.
+mkdir tmps
+for f in history.jsonl verdict.json scenario.json report.html; do echo mine > "tmps/$f.tmp"; done
+timeout 60 "$lockstep" run --algorithm etcd-mutex --duration 1 --out tmps > /dev/null || fail "run --out tmps failed"
+for f in history.jsonl verdict.json scenario.json report.html; do
+  [ "$(cat "tmps/$f.tmp")" = mine ] || fail "run --out replaced the user's tmps/$f.tmp"
+done
+[ "$(ls tmps | wc -l)" -eq 8 ] || fail "run --out left other files: $(ls tmps)"
+echo mine > shrunk.json.tmp
+timeout 120 "$lockstep" shrink "$scenario" --out shrunk.json --jobs 1 --max-runs 5 > /dev/null || fail "shrink --out shrunk.json failed"
+[ "$(cat shrunk.json.tmp)" = mine ] || fail "shrink --out replaced the user's shrunk.json.tmp"
+[ "$(ls shrunk.json* | wc -l)" -eq 2 ] || fail "shrink left a temporary file: $(ls shrunk.json*)"
+mkdir exo
+for f in summary.json failure.json failure-unshrunk.json; do echo mine > "exo/$f.tmp"; done
+code=0
+timeout 120 "$lockstep" explore --algorithm naive-get-put --seeds 1 --jobs 1 --shrink-runs 5 --out exo > /dev/null || code=$?
+[ "$code" -eq 1 ] || fail "explore naive-get-put --out exo exited $code, expected 1"
+for f in summary.json failure.json failure-unshrunk.json; do
+  [ "$(cat "exo/$f.tmp")" = mine ] || fail "explore --out replaced the user's exo/$f.tmp"
+done
+mkdir dmf
+echo mine > dmf/index.html.tmp
+timeout 300 "$lockstep" demo --seeds 1 --jobs 2 --shrink-runs 1 --out dmf --force > /dev/null || fail "demo --force failed"
+[ "$(cat dmf/index.html.tmp)" = mine ] || fail "demo --force replaced the user's dmf/index.html.tmp"
+[ -z "$(ls dmf | grep '^index.html.')" ] || [ "$(ls dmf | grep '^index.html.')" = index.html.tmp ] ||
+  fail "demo left a temporary file: $(ls dmf | grep '^index.html')"
+# A dangling link is a file there too: not replaced without --force.
+mkdir linked
+ln -s /nonexistent/target linked/history.jsonl
+refused "linked/history.jsonl already exists" run --algorithm etcd-mutex --duration 1 --out linked
+[ -L linked/history.jsonl ] || fail "run --out replaced a dangling link"
+ln -s /nonexistent/target linked.json
+refused "linked.json already exists" shrink "$scenario" --out linked.json --max-runs 5
+# --out problems are found before the work, not after it (run simulated the whole run,
+# printed its verdict, then said "Not a directory").
+echo "mine" > afile
+refused "--out afile: not a directory (a file is there)" run --algorithm etcd-mutex --out afile
+[ ! -s out.txt ] || fail "run --out afile ran before refusing: $(head -c 200 out.txt)"
+refused "--out afile/sub: cannot be created: afile is not a directory" run --algorithm etcd-mutex --out afile/sub
+refused "--out afile: not a directory (a file is there)" replay "$scenario" --out afile --force
+refused "--out afile: not a directory (a file is there)" explore --algorithm etcd-mutex --seeds 1 --out afile
+refused "--out adir: is a directory (give a file name)" shrink "$scenario" --out adir --force
+[ -z "$(ls -d adir.* 2> /dev/null)" ] || fail "shrink --out adir left a temporary: $(ls -d adir.*)"
+[ "$(cat afile)" = mine ] || fail "a refused --out changed afile"
 echo "bad input: every case refused with its message"

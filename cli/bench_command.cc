@@ -16,6 +16,14 @@ namespace lockstep::cli {
 
 namespace {
 
+// The options given of `options`, as "--a, --b" (empty: none).
+std::string given(std::initializer_list<const CLI::Option*> options) {
+  std::string names;
+  for (const CLI::Option* o : options)
+    if (o->count() > 0) names += (names.empty() ? "" : ", ") + o->get_name();
+  return names;
+}
+
 struct BenchArgs {
   bool json = false;
   std::uint64_t seeds = 20;
@@ -75,38 +83,57 @@ void add_bench_command(CLI::App& app, CommandSet& commands) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Print speed figures of the simulator and the checker");
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
-  cmd->add_option("--seeds", a->seeds, "Standard-scenario seeds to time")
+  auto* seeds = cmd->add_option("--seeds", a->seeds, "Standard-scenario seeds to time")
       ->transform(unsigned_integer())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}))
       ->capture_default_str();
-  cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")
+  auto* kv_seconds = cmd->add_option("--kv-seconds", a->kv_seconds, "Simulated seconds of the KV load")
       ->check(finite_between(1, 86400))
       ->capture_default_str();
-  cmd->add_option("--kv-clients", a->kv_clients, "Clients of the KV load, each with one request in flight")
+  auto* kv_clients = cmd->add_option("--kv-clients", a->kv_clients, "Clients of the KV load, each with one request in flight")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--kv-runs", a->kv_runs,
+  auto* kv_runs = cmd->add_option("--kv-runs", a->kv_runs,
                   "Runs of the KV load, plain and recorded in turn; its figures are their medians")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--checker-data", a->checker_data,
+  auto* checker_data = cmd->add_option("--checker-data", a->checker_data,
                   "Porcupine test data for the checker figures (default: the source tree's)")
       ->check(non_empty());
-  cmd->add_flag("--no-checker", a->no_checker, "Skip the checker figures");
+  auto* no_checker = cmd->add_flag("--no-checker", a->no_checker, "Skip the checker figures");
+  no_checker->excludes(checker_data);  // the data would not be read
   cmd->add_option("--backend", a->backend,
                   "sim: the simulator's and checker's figures; etcd: lock+unlock cycles on a local "
                   "real etcd, lockstep's etcd-mutex against etcd's Go Mutex")
       ->check(CLI::IsMember({"sim", "etcd"}))
       ->capture_default_str();
-  cmd->add_option("--seconds", a->etcd.seconds, "With --backend etcd: seconds of load per case")
+  auto* etcd_seconds = cmd->add_option("--seconds", a->etcd.seconds, "With --backend etcd: seconds of load per case")
       ->check(finite_between(0.5, 3600))
       ->capture_default_str();
-  cmd->add_option("--go-client", a->etcd.go_client,
+  auto* go_client = cmd->add_option("--go-client", a->etcd.go_client,
                   "With --backend etcd: the go-mutex adapter (default: build/clients/go-mutex)")
       ->check(non_empty());
-  cmd->add_option("--etcd-bin", a->etcd.etcd_bin, "With --backend etcd: the etcd binary")
+  auto* etcd_bin = cmd->add_option("--etcd-bin", a->etcd.etcd_bin, "With --backend etcd: the etcd binary")
       ->check(non_empty());
-  cmd->callback([&commands, a] { commands.action = [a] { return bench_main(*a); }; });
+  // An option of the other backend would be ignored: refused instead, as `run` does.
+  cmd->callback([=, &commands] {
+    const std::string sim_only = given({seeds, kv_seconds, kv_clients, kv_runs, checker_data, no_checker});
+    const std::string etcd_only = given({etcd_seconds, go_client, etcd_bin});
+    std::string refusal;
+    if (a->backend == "etcd" && !sim_only.empty())
+      refusal = sim_only + " time the simulator and the checker, not --backend etcd";
+    else if (a->backend != "etcd" && !etcd_only.empty())
+      refusal = etcd_only + (etcd_only.find(',') == std::string::npos ? " needs" : " need") +
+                " --backend etcd";
+    if (!refusal.empty()) {
+      commands.action = [refusal] {
+        std::cerr << "lockstep bench: " << refusal << "\n";
+        return kExitBadInput;
+      };
+      return;
+    }
+    commands.action = [a] { return bench_main(*a); };
+  });
 }
 
 }  // namespace lockstep::cli

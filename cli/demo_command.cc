@@ -16,6 +16,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "lockstep/algorithms/registry.h"
 #include "lockstep/cli/commands.h"
@@ -90,6 +91,15 @@ std::string terminal_line(const DemoOutcome& r) {
 int demo_main(const DemoArgs& args) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
+  if (auto err = confirm_real_problem(args.confirm_real, args.etcd_bin); !err.empty()) {
+    std::cerr << "lockstep demo: " << err << "\n";
+    return kExitBadInput;
+  }
+  if (args.seeds > 0 && args.first_seed > std::numeric_limits<std::uint64_t>::max() - (args.seeds - 1)) {
+    std::cerr << "lockstep demo: --seed " << args.first_seed << " with --seeds " << args.seeds
+              << " runs past the last seed, 18446744073709551615; lower --seed or --seeds\n";
+    return kExitBadInput;
+  }
   const std::string out = args.out_dir.empty() ? free_default_dir() : args.out_dir;
   if (auto err = prepare_out_dir(out, args.force); !err.empty()) {
     std::cerr << "lockstep demo: " << err << "\n";

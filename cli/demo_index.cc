@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "lockstep/harness/output_file.h"
+
 #include <cctype>
 #include <fstream>
 #include <system_error>
@@ -146,18 +148,7 @@ std::string render_demo_index(const DemoIndex& index) {
 }
 
 std::string write_demo_index(const std::filesystem::path& file, const DemoIndex& index) {
-  std::filesystem::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << render_demo_index(index);
-    out.close();
-    if (!out) return "cannot write " + tmp.string();
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) return "cannot write " + file.string() + ": " + ec.message();
-  return {};
+  return write_file_replacing(file, render_demo_index(index));
 }
 
 }  // namespace lockstep::cli

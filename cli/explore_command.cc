@@ -4,6 +4,7 @@
 // Exit codes: 0 no seed failed, 1 a seed failed (DIR/failure.json written), 2 bad input.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_report.h"
 #include "lockstep/harness/explore.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/parallel_runs.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/scenario.h"
@@ -66,6 +68,10 @@ int explore_main(const ExploreArgs& args) {
     std::cerr << "lockstep explore: give exactly one of --seeds N and --time-budget SECONDS\n";
     return kExitBadInput;
   }
+  if (auto err = confirm_real_problem(args.confirm_real, args.etcd_bin); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
+  }
   o.run.clients = args.clients;
   o.run.members = args.members;
   o.run.duration = seconds_to_ms(args.duration_seconds);
@@ -74,8 +80,15 @@ int explore_main(const ExploreArgs& args) {
   o.run.extend_load_for_liveness = !args.fixed_length;
   for (const auto& c : args.checks) {
     std::stringstream in(c);
-    for (std::string item; std::getline(in, item, ',');)
-      if (!item.empty()) o.checks.push_back(item);
+    for (std::string item; std::getline(in, item, ',');) {
+      if (item.empty()) continue;
+      // As --faults and a scenario's "checks" refuse a name given twice.
+      if (std::find(o.checks.begin(), o.checks.end(), item) != o.checks.end()) {
+        std::cerr << "lockstep explore: --check " << item << " is given twice\n";
+        return kExitBadInput;
+      }
+      o.checks.push_back(item);
+    }
   }
   // By default an algorithm is judged on what it claims (demo_plan): a fenced or guarded lock
   // on its resource and liveness, since two holders' beliefs may overlap past a lease.
@@ -108,11 +121,24 @@ int explore_main(const ExploreArgs& args) {
     std::cerr << "lockstep explore: " << err << "\n";
     return kExitBadInput;
   }
+  // Seeds are 64-bit: --first-seed 18446744073709551614 --seeds 14 ran 2^64-2, 2^64-1, 0, 1...
+  // and said "lowest failing seed 11" of a range that does not exist.
+  if (const std::uint64_t available = seeds_before_wrap(o); available == 0 || o.seeds > available) {
+    std::cerr << "lockstep explore: --first-seed " << args.first_seed << " with --seeds " << args.seeds
+              << (o.shard_count > 1 ? " (shard " + shard + ")" : std::string())
+              << " runs past the last seed, 18446744073709551615 (" << available
+              << " seed" << (available == 1 ? "" : "s") << " from there); lower --first-seed or --seeds\n";
+    return kExitBadInput;
+  }
   o.shrink = !args.no_shrink;
   o.shrink_options.time_budget_seconds = args.shrink_budget_seconds;
   o.shrink_options.max_runs = args.shrink_runs;
 
   const fs::path dir = args.out_dir;
+  if (auto err = output_directory_problem(dir); !err.empty()) {
+    std::cerr << "lockstep explore: --out " << err << "\n";
+    return kExitBadInput;
+  }
   if (!args.force) {
     // Every file explore may write, before any seed runs.
     static constexpr const char* kExploreFiles[] = {"summary.json", "failure.json",
@@ -231,13 +257,9 @@ int explore_main(const ExploreArgs& args) {
       {"seeds_per_second", p.seeds_per_second()},
       {"jobs", o.jobs}};
   if (confirmation) summary["real_confirmation"] = confirmation->to_json();
-  {
-    std::ofstream out(dir / "summary.json");
-    out << summary.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "lockstep explore: cannot write " << (dir / "summary.json").string() << "\n";
-      return kExitBadInput;
-    }
+  if (auto err = write_file_replacing(dir / "summary.json", summary.dump(2) + "\n"); !err.empty()) {
+    std::cerr << "lockstep explore: " << err << "\n";
+    return kExitBadInput;
   }
   char line[256];
   std::snprintf(line, sizeof line,
@@ -303,29 +325,33 @@ void add_explore_command(CLI::App& app, CommandSet& commands) {
       ->capture_default_str();
   cmd->add_option("--duration", a->duration_seconds, "Simulated seconds of load per seed")
       ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds())
       ->capture_default_str();
   cmd->add_option_function<double>(
          "--max-fault-duration", [a](double v) { a->max_fault_seconds = v; },
          "Longest fault, in simulated seconds (default: 20, or 1.5 lease TTLs when the "
          "algorithm's lease is longer)")
-      ->check(finite_between(0.001, 86400));
+      ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds());
   cmd->add_option_function<double>(
          "--liveness-bound", [a](double v) { a->liveness_bound_seconds = v; },
          "Seconds after faults heal within which waiters must be served (default: the lease "
          "TTL + 20 s, or 60 s for a lock without a lease)")
-      ->check(finite_between(0.001, 86400));
+      ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds());
   cmd->add_flag("--fixed-length", a->fixed_length,
                 "Stop each seed's load after --duration even when faults heal late (faster "
                 "seeds; liveness is then judged only where the history allows)");
-  cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
+  auto* no_shrink = cmd->add_flag("--no-shrink", a->no_shrink, "Write the failing seed as drawn, unshrunk");
   add_confirm_real_options(*cmd, a->confirm_real, a->etcd_bin, "the shrunk failure");
-  cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
+  auto* shrink_budget = cmd->add_option("--shrink-budget", a->shrink_budget_seconds,
                   "Wall-clock seconds the shrinker may use (0: no limit)")
       ->check(finite_between(0, 1e7))
       ->capture_default_str();
-  cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
+  auto* shrink_runs = cmd->add_option("--shrink-runs", a->shrink_runs, "Runs the shrinker may use")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  no_shrink->excludes(shrink_budget)->excludes(shrink_runs);  // they would be ignored
   cmd->add_option("--out", a->out_dir, "Directory for summary.json and failure.json")
       ->required()
       ->check(non_empty());

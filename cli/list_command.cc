@@ -14,7 +14,8 @@ void add_list_command(CLI::App& app, CommandSet& commands) {
       for (const auto& a : algorithm_catalogue()) {
         fmt::print("  {:<22} {}\n", a.name, a.summary);
         for (const auto& o : a.options)
-          fmt::print("  {:<22}   option {}={} ({})\n", "", o.name, o.default_value, o.description);
+          fmt::print("  {:<22}   option {}={} ({}; {} to {})\n", "", o.name, o.default_value,
+                     o.description, o.min_value, o.max_value);
       }
       fmt::print("\nFaults (for --faults):\n");
       for (const auto& f : sim::fault_catalogue()) fmt::print("  {:<22} {}\n", f.name, f.description);

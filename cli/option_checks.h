@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -38,6 +39,27 @@ inline CLI::Validator finite_between(double min, double max) {
         return {};
       },
       "NUMBER in [" + show(min) + ", " + show(max) + "]");
+}
+
+// Seconds given to the millisecond, as a scenario file holds them: 1.5 and 0.001, not
+// 0.0015 (which `run` simulated and then could not save, and explore silently rounded).
+// Use after finite_between, which refuses what is no number.
+inline CLI::Validator whole_milliseconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        try {
+          value = std::stod(text);
+        } catch (const std::exception&) {
+          return {};  // finite_between says what is wrong
+        }
+        const double ms = value * 1000;
+        if (std::isfinite(ms) && std::fabs(ms - std::round(ms)) > 1e-6 * std::max(1.0, std::fabs(ms)))
+          return "must be a whole number of milliseconds (a scenario file holds no finer time), not " +
+                 text;
+        return {};
+      },
+      "");
 }
 
 // Decimal digits only, at most 2^64-1 (a seed: "-1" does not wrap, a longer number is not

@@ -12,7 +12,9 @@
 #include "lockstep/checker/mutex_checker.h"
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/run_real.h"
+#include "lockstep/harness/output_file.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
+#include "lockstep/real_etcd/local_cluster.h"
 #include "lockstep/real_run/faults.h"
 #include "lockstep/real_run/interrupt.h"
 #include "lockstep/real_run/runner.h"
@@ -87,6 +89,15 @@ void add_confirm_real_options(CLI::App& cmd, int& runs, std::string& etcd_bin, c
       ->check(non_empty());
 }
 
+std::string confirm_real_problem(int runs, const std::string& etcd_bin) {
+  if (runs == 0)
+    return etcd_bin.empty() ? std::string()
+                            : "--etcd-bin names the etcd of --confirm-real's runs; without "
+                              "--confirm-real N it would be ignored";
+  if (auto err = real_etcd_binary_problem(etcd_bin); !err.empty()) return "--confirm-real: " + err;
+  return {};
+}
+
 std::string add_real_confirmation(const std::filesystem::path& dir, const nlohmann::json& confirmation) {
   const std::filesystem::path file = dir / "verdict.json";
   nlohmann::json verdict;
@@ -96,13 +107,16 @@ std::string add_real_confirmation(const std::filesystem::path& dir, const nlohma
   }
   if (!verdict.is_object()) return "cannot read " + file.string() + " back";
   verdict["real_confirmation"] = confirmation;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << verdict.dump(2) << "\n";
-  return out.flush() ? std::string() : "cannot write " + file.string();
+  return write_file_replacing(file, verdict.dump(2) + "\n");
 }
 
 #ifndef LOCKSTEP_HAVE_REAL_ETCD
 bool real_backend_available() { return false; }
+
+std::string real_etcd_binary_problem(const std::string&) {
+  return "this lockstep was built without the real etcd backend (configure with "
+         "-DLOCKSTEP_BUILD_REAL_ETCD=ON)";
+}
 
 RealConfirmation confirm_on_real(const Scenario&, const RunResult&, const RealConfirmationArgs&,
                                  const std::filesystem::path&, bool, std::ostream&) {
@@ -179,6 +193,11 @@ std::string ordinal(std::size_t k) {
 
 bool real_backend_available() { return true; }
 
+std::string real_etcd_binary_problem(const std::string& etcd_bin) {
+  auto binary = real::find_etcd_binary(etcd_bin);
+  return binary ? std::string() : binary.error().message;
+}
+
 RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simulated,
                                  const RealConfirmationArgs& args,
                                  const std::filesystem::path& out_dir, bool overwrite,
@@ -186,6 +205,12 @@ RealConfirmation confirm_on_real(const Scenario& scenario, const RunResult& simu
   RealConfirmation c;
   const bool local = args.endpoints.empty();
   if (local) {
+    // A missing binary is bad input (exit 2, as for `run --backend etcd`), not N runs that
+    // "could not run" (exit 3).
+    if (auto err = real_etcd_binary_problem(args.etcd_bin); !err.empty()) {
+      c.error = err;
+      return c;
+    }
     c.etcd_version = etcd_binary_version(args.etcd_bin);
   } else {
     RealBackendOptions backend;

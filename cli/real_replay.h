@@ -80,4 +80,15 @@ void add_confirm_real_options(CLI::App& cmd, int& runs, std::string& etcd_bin, c
 // Whether this lockstep was built with the real etcd backend.
 bool real_backend_available();
 
+// Why a local real cluster cannot be started with `etcd_bin` (empty: etcd from PATH): the
+// binary is missing, or this lockstep was built without the backend; empty when it can.
+// explore and demo --confirm-real check it before exploring (they once explored and shrunk
+// for minutes and only then found no etcd).
+std::string real_etcd_binary_problem(const std::string& etcd_bin);
+
+// What is wrong with --confirm-real N and --etcd-bin PATH together, before any work: an
+// --etcd-bin without --confirm-real (it would be ignored), or a binary that cannot be found
+// for N > 0. Empty when nothing is.
+std::string confirm_real_problem(int runs, const std::string& etcd_bin);
+
 }  // namespace lockstep::cli

@@ -12,6 +12,7 @@
 
 #include "lockstep/cli/commands.h"
 #include "lockstep/cli/real_replay.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_report.h"
 #include "lockstep/harness/replay.h"
@@ -38,6 +39,17 @@ struct ReplayArgs {
 // The scenario on a real etcd: the simulated replay's files in --out (its verdict carrying the
 // confirmation), each real run's in --out/real-K.
 int replay_on_real(const ReplayArgs& args, const Scenario& scenario) {
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep replay: --out " << err << "\n";
+      return kExitBadInput;
+    }
+  // A missing etcd is bad input, said before anything runs (it was exit 3 after the runs).
+  if (args.endpoints.empty())
+    if (auto err = real_etcd_binary_problem(args.etcd_bin); !err.empty()) {
+      std::cerr << "lockstep replay: " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force) {
     std::string taken = run_directory_taken(args.out_dir);
     for (int i = 1; taken.empty() && i <= args.runs; ++i)
@@ -115,6 +127,11 @@ int replay(const ReplayArgs& args) {
                  "--faults-by-name and --client-cmd need --backend etcd\n";
     return kExitBadInput;
   }
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep replay: --out " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force)
     if (auto err = run_directory_taken(args.out_dir); !err.empty()) {
       std::cerr << "lockstep replay: " << err << "\n";

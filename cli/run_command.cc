@@ -8,6 +8,7 @@
 #include "lockstep/cli/run_real.h"
 #include "lockstep/cli/run_real_security.h"
 #include "lockstep/cli/run_report.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/run_request.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/sim_runner.h"
@@ -87,6 +88,11 @@ int run(const RunArgs& args) {
     std::cerr << "lockstep run: " << err << "\n";
     return kExitBadInput;
   }
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: --out " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force)
     if (auto err = run_directory_taken(args.out_dir); !err.empty()) {
       std::cerr << "lockstep run: " << err << "\n";
@@ -123,6 +129,7 @@ void add_run_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--duration", args->duration_seconds,
                   "Simulated seconds during which clients start lock cycles")
       ->check(finite_between(0.001, 86400))
+      ->check(whole_milliseconds())
       ->capture_default_str();
   cmd->add_option("--members", args->members, "etcd members (1, 3 or 5)")
       ->check(CLI::IsMember({1, 3, 5}))

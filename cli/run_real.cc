@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lockstep/cli/commands.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/cli/run_real_security.h"
 #ifdef LOCKSTEP_HAVE_REAL_ETCD
 #include "lockstep/real_run/interrupt.h"
@@ -61,7 +62,10 @@ std::string real_files_taken(const std::filesystem::path& dir, int external_clie
   if (auto err = files_taken(dir, kRealRunFiles); !err.empty()) return err;
   for (int i = 0; i < external_clients; ++i) {
     const auto path = dir / ("client-" + std::to_string(i) + ".stderr");
-    if (std::filesystem::exists(path)) return path.string() + " exists (give --force to overwrite it)";
+    std::string error;
+    const bool taken = path_taken(path, error);  // a dangling link too
+    if (!error.empty()) return error;
+    if (taken) return path.string() + " exists (give --force to overwrite it)";
   }
   return {};
 }
@@ -73,11 +77,8 @@ std::string write_client_stderr(const std::filesystem::path& dir, const RealRunO
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
-  for (const auto& [client, text] : outcome.client_stderr) {
-    std::ofstream out(dir / (client + ".stderr"), std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return "cannot write " + (dir / (client + ".stderr")).string();
-  }
+  for (const auto& [client, text] : outcome.client_stderr)
+    if (auto err = write_file_replacing(dir / (client + ".stderr"), text); !err.empty()) return err;
   return {};
 }
 
@@ -90,10 +91,8 @@ std::string write_real_files(const std::filesystem::path& dir, const RealRunConf
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
   if (!overwrite)
     if (auto err = real_files_taken(dir); !err.empty()) return err;
-  auto write = [&](const char* name, const std::string& text) -> std::string {
-    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
-    out << text;
-    return out.flush() ? std::string() : "cannot write " + (dir / name).string();
+  auto write = [&](const char* name, const std::string& text) {
+    return write_file_replacing(dir / name, text);
   };
   std::ostringstream history;
   write_history_jsonl(history, outcome.result.history);
@@ -125,6 +124,11 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     return kExitBadInput;
   }
   // Before the cluster starts: a refusal after the run would lose it.
+  if (!args.out_dir.empty())
+    if (auto err = output_directory_problem(args.out_dir); !err.empty()) {
+      std::cerr << "lockstep run: --out " << err << "\n";
+      return kExitBadInput;
+    }
   if (!args.out_dir.empty() && !args.force)
     if (auto err = real_files_taken(args.out_dir, args.client_cmd.empty() ? 0 : args.request.clients);
         !err.empty()) {
@@ -162,8 +166,16 @@ int run_real_backend(const RealRunArgs& args, const RealSecurityArgs& security_a
     std::cerr << "lockstep run: " << outcome.error << "\n";
     // A client that could not even answer hello: what it said on stderr is the clue.
     if (!args.out_dir.empty() && !outcome.client_stderr.empty()) {
-      if (auto err = write_client_stderr(args.out_dir, outcome); err.empty())
-        std::cerr << "  its stderr: " << args.out_dir << "/client-N.stderr\n";
+      if (auto err = write_client_stderr(args.out_dir, outcome); err.empty()) {
+        // The files written, by name (this once said "client-N.stderr" for client-0.stderr).
+        std::string files;
+        for (const auto& [client, text] : outcome.client_stderr)
+          files += (files.empty() ? "" : ", ") +
+                   (std::filesystem::path(args.out_dir) / (client + ".stderr")).string();
+        std::cerr << "  the clients' stderr: " << files << "\n";
+      } else {
+        std::cerr << "  " << err << "\n";
+      }
     }
     return outcome.interrupted ? kExitInterrupted : kExitBadInput;
   }

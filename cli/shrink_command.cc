@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "lockstep/cli/commands.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/scenario.h"
 #include "lockstep/harness/shrink.h"
 
@@ -31,7 +32,17 @@ int shrink_main(const ShrinkArgs& args) {
     std::cerr << "lockstep shrink: " << err << "\n";
     return kExitBadInput;
   }
-  if (!args.force && std::filesystem::exists(args.out_file)) {
+  if (auto err = output_file_problem(args.out_file); !err.empty()) {
+    std::cerr << "lockstep shrink: --out " << err << "\n";
+    return kExitBadInput;
+  }
+  std::string taken_error;
+  const bool taken = path_taken(args.out_file, taken_error);  // a dangling link too
+  if (!taken_error.empty()) {
+    std::cerr << "lockstep shrink: " << taken_error << "\n";
+    return kExitBadInput;
+  }
+  if (!args.force && taken) {
     std::cerr << "lockstep shrink: " << args.out_file
               << " already exists; choose another --out or pass --force\n";
     return kExitBadInput;

@@ -10,12 +10,21 @@
 
 #include "lockstep/harness/parallel_runs.h"
 #include "lockstep/harness/replay.h"
+#include "lockstep/harness/scenario.h"
 
 namespace lockstep {
 
 std::uint64_t ExploreResult::seed_at(const ExploreOptions& o, std::uint64_t position) const {
   return o.first_seed + static_cast<std::uint64_t>(o.shard_index) +
          position * static_cast<std::uint64_t>(o.shard_count);
+}
+
+std::uint64_t seeds_before_wrap(const ExploreOptions& o) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const auto index = static_cast<std::uint64_t>(std::max(o.shard_index, 0));
+  const auto stride = static_cast<std::uint64_t>(std::max(o.shard_count, 1));
+  if (o.first_seed > kMax - index) return 0;
+  return (kMax - o.first_seed - index) / stride + 1;
 }
 
 std::string explore_config(const ExploreOptions& options, std::uint64_t seed, RunConfig& out) {
@@ -26,6 +35,9 @@ std::string explore_config(const ExploreOptions& options, std::uint64_t seed, Ru
   c.checks = options.checks;
   if (options.liveness_bound) c.liveness_bound = *options.liveness_bound;
   if (auto err = validate_run_config(c); !err.empty()) return err;
+  if (auto err = scenario_representable(c); !err.empty())
+    return "seed " + std::to_string(seed) +
+           " cannot be written as a scenario that replay reads back: " + err;
   out = std::move(c);
   return {};
 }
@@ -87,6 +99,14 @@ ExploreResult explore(const ExploreOptions& options,
     out.error = "the shard index must be below the shard count";
     return out;
   }
+  const std::uint64_t available = seeds_before_wrap(options);
+  if (available == 0 || options.seeds > available) {
+    out.error = "the seeds would pass " + std::to_string(std::numeric_limits<std::uint64_t>::max()) +
+                " and wrap around to 0: from seed " + std::to_string(options.first_seed) +
+                " this shard has " + std::to_string(available) + " seed" + (available == 1 ? "" : "s") +
+                ", not " + std::to_string(options.seeds);
+    return out;
+  }
   {  // Bad options fail here, once, not in every worker.
     RunConfig probe;
     if (auto err = explore_config(options, out.seed_at(options, 0), probe); !err.empty()) {
@@ -95,7 +115,8 @@ ExploreResult explore(const ExploreOptions& options,
     }
   }
   const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
-  const std::uint64_t limit = options.seeds > 0 ? options.seeds : kNone;
+  // A time budget stops at the last seed too (kNone is 2^64-1 positions: never reached).
+  const std::uint64_t limit = options.seeds > 0 ? options.seeds : std::min(available, kNone);
   const auto started = Clock::now();
   const std::optional<Clock::time_point> deadline =
       options.time_budget_seconds > 0

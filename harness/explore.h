@@ -57,6 +57,11 @@ struct ExploreResult {
   std::uint64_t seed_at(const ExploreOptions& o, std::uint64_t position) const;
 };
 
+// How many seeds this shard has before its seeds would pass 2^64-1 and wrap around to 0
+// (first_seed + shard_index + k * shard_count for k below it). explore() refuses more --seeds
+// than that and stops a time budget there.
+std::uint64_t seeds_before_wrap(const ExploreOptions& options);
+
 // The config of one seed, as explore draws it. Returns an error message or empty.
 std::string explore_config(const ExploreOptions& options, std::uint64_t seed, RunConfig& out);
 

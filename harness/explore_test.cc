@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "lockstep/harness/replay.h"
@@ -47,6 +48,40 @@ TEST_CASE("the shards of an exploration cover each seed exactly once") {
   REQUIRE(seen.size() == 15);
   REQUIRE(*seen.begin() == 10);
   REQUIRE(*seen.rbegin() == 24);
+}
+
+TEST_CASE("seeds near 2^64 never wrap around to 0") {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  ExploreOptions o = short_options("txn-try-lock", "none");
+  o.first_seed = kMax - 1;
+  o.jobs = 1;
+  o.shrink = false;
+  REQUIRE(seeds_before_wrap(o) == 2);
+  // --seeds 14 from 2^64-2 ran 2^64-2, 2^64-1, 0, 1, ..., 11.
+  o.seeds = 14;
+  ExploreResult r = explore(o, {});
+  CHECK(r.error.find("wrap around to 0") != std::string::npos);
+  CHECK(r.progress.seeds_done == 0);
+  o.seeds = 2;
+  r = explore(o, {});
+  CHECK(r.error.empty());
+  CHECK(r.progress.seeds_done == 2);
+  // A time budget stops at the last seed.
+  o.seeds = 0;
+  o.time_budget_seconds = 30;
+  r = explore(o, {});
+  CHECK(r.error.empty());
+  CHECK(r.progress.seeds_done == 2);
+  CHECK(r.positions_run == 2);
+  // Shards: the second of three from 2^64-3 has seeds 2^64-2 only.
+  o.first_seed = kMax - 2;
+  o.shard_index = 1;
+  o.shard_count = 3;
+  CHECK(seeds_before_wrap(o) == 1);
+  o.first_seed = kMax;
+  CHECK(seeds_before_wrap(o) == 0);
+  o.shard_index = 0;
+  CHECK(seeds_before_wrap(o) == 1);
 }
 
 // zk-recipe's only failure is the inherent one of leases: a holder stopped past its 60 s

@@ -1,24 +1,53 @@
 #include "lockstep/harness/run_files.h"
 
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/replay.h"
 
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 namespace lockstep {
+
+namespace {
+
+// A duration as `--duration` reads it back exactly: whole seconds, then the nanoseconds
+// left without trailing zeros (1.5, 0.0015, 86400), never rounded to 6 digits as a stream
+// prints a double.
+std::string exact_seconds(Duration d) {
+  const std::int64_t ns = d.count();
+  std::string text = std::to_string(ns / 1'000'000'000);
+  if (std::int64_t fraction = ns % 1'000'000'000; fraction != 0) {
+    std::string digits = std::to_string(fraction);
+    digits.insert(0, 9 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text;
+}
+
+}  // namespace
 
 std::string replay_command(const RunConfig& config) {
   std::ostringstream s;
   s << "lockstep run --algorithm " << config.algorithm << " --seed " << config.seed
     << " --clients " << config.workload.clients << " --duration "
-    << to_seconds(config.workload.duration) << " --members " << config.etcd.members;
+    << exact_seconds(config.workload.duration) << " --members " << config.etcd.members;
   if (!config.fault_classes.empty()) {
     std::string classes;
     for (const auto& c : config.fault_classes) classes += (classes.empty() ? "" : ",") + c;
     s << " --faults " << classes;
   }
   if (!config.extend_load_for_liveness) s << " --fixed-length";
+  // The algorithm's options that differ from its defaults (a run without them, a TTL of 7
+  // left out, gave another verdict); all of them when the algorithm is unknown here.
+  const AlgorithmInfo* info = find_algorithm(config.algorithm);
+  for (const auto& [name, value] : config.algorithm_options) {
+    bool is_default = false;
+    if (info)
+      for (const auto& spec : info->options)
+        is_default = is_default || (spec.name == name && spec.default_value == value);
+    if (!is_default) s << " --option " << name << "=" << value;
+  }
   return s.str();
 }
 
@@ -84,9 +113,9 @@ std::string run_directory_taken(const std::filesystem::path& dir) {
 
 std::string files_taken(const std::filesystem::path& dir, std::span<const char* const> names) {
   for (const char* name : names) {
-    std::error_code ec;  // a loop of links or an over-long name: say so instead of throwing
-    const bool taken = std::filesystem::exists(dir / name, ec);
-    if (ec) return (dir / name).string() + ": " + ec.message();
+    std::string error;  // a loop of links or an over-long name: say so instead of throwing
+    const bool taken = path_taken(dir / name, error);  // a dangling link too
+    if (!error.empty()) return error;
     if (taken)
       return (dir / name).string() +
              " already exists; choose another --out directory or pass --force to overwrite";
@@ -111,18 +140,8 @@ std::string write_run_directory(const std::filesystem::path& dir, const Scenario
   if (ec) return "cannot create output directory " + dir.string() + ": " + ec.message();
   if (!overwrite)
     if (auto err = run_directory_taken(dir); !err.empty()) return err;
-  auto write = [&](const char* name, const std::string& text) -> std::string {
-    const auto path = dir / name;
-    const auto tmp = dir / (std::string(name) + ".tmp");
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) return "cannot write " + tmp.string();
-      out << text;
-      if (!out.flush()) return "cannot write " + tmp.string();
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) return "cannot write " + path.string() + ": " + ec.message();
-    return {};
+  auto write = [&](const char* name, const std::string& text) {
+    return write_file_replacing(dir / name, text);
   };
   std::ostringstream history;
   write_history_jsonl(history, result.history);

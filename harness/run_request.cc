@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lockstep/harness/fault_schedule.h"
+#include "lockstep/harness/scenario.h"
 #include "lockstep/harness/sim_runner.h"
 
 namespace lockstep {
@@ -41,6 +42,11 @@ std::string expand_run_request(const RunRequest& request, RunConfig& out) {
   // Liveness is judged against the lease: a lock key orphaned by an unlucky client (a delete
   // whose outcome it never learnt) may block everyone until its lease expires.
   if (lease_ttl.count() > 0) config.liveness_bound = lease_ttl + seconds(20);
+  // A run is a scenario: `run --out` and explore write it, and replay must read it back. The
+  // scenario reader's own checks, so that both accept the same runs (a liveness bound or a
+  // fault end after one day was written, then refused by replay).
+  if (auto err = scenario_representable(config); !err.empty())
+    return "the run cannot be written as a scenario that replay reads back: " + err;
   out = std::move(config);
   return {};
 }

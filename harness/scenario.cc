@@ -14,6 +14,7 @@
 #include "lockstep/checker/input_file.h"
 #include "lockstep/harness/checks.h"
 #include "lockstep/harness/json_layout.h"
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/scenario_fields.h"
 #include "lockstep/kv_json/json_fields.h"
 #include "lockstep/harness/sim_runner.h"
@@ -299,9 +300,9 @@ ojson fault_ordered(const sim::FaultSpec& fault) {
   return out;
 }
 
-ojson scenario_ordered(const Scenario& s) {
+// The file's JSON, whether or not it can be read back (scenario_ordered checks first).
+ojson scenario_ordered_unchecked(const Scenario& s) {
   const RunConfig& c = s.config;
-  if (auto err = scenario_representable(c); !err.empty()) throw std::invalid_argument(err);
   ojson j = ojson::object();
   j["format"] = kScenarioFormat;
   j["version"] = kScenarioVersion;
@@ -337,6 +338,11 @@ ojson scenario_ordered(const Scenario& s) {
   return j;
 }
 
+ojson scenario_ordered(const Scenario& s) {
+  if (auto err = scenario_representable(s.config); !err.empty()) throw std::invalid_argument(err);
+  return scenario_ordered_unchecked(s);
+}
+
 }  // namespace
 
 const std::vector<std::string>& known_check_names() { return all_check_names(); }
@@ -357,6 +363,17 @@ std::string scenario_representable(const RunConfig& c) {
     const auto& f = c.faults[i];
     if (!whole_ms(f.start) || !whole_ms(f.duration) || !whole_ms(f.amount))
       return "fault " + std::to_string(i) + " has times that are not whole milliseconds";
+  }
+  // Then the reader itself, on the file this config would be: whatever it refuses (a
+  // liveness bound or a fault end past one day, an option out of its range) is not written,
+  // so that `replay` reads back every scenario.json lockstep writes. One validation for both.
+  Scenario written;
+  written.config = c;
+  Scenario back;
+  try {
+    parse_scenario(nlohmann::json::parse(scenario_ordered_unchecked(written).dump()), back);
+  } catch (const JsonFieldError& e) {
+    return e.path.empty() ? e.message : e.path + ": " + e.message;
   }
   return {};
 }
@@ -475,23 +492,17 @@ std::string load_scenario_file(const std::filesystem::path& path, Scenario& out)
 
 std::string save_scenario_file(const std::filesystem::path& path, const Scenario& scenario,
                                bool overwrite) {
-  if (!overwrite && std::filesystem::exists(path))
+  std::string taken_error;
+  const bool taken = path_taken(path, taken_error);  // a dangling link is taken too
+  if (!taken_error.empty()) return taken_error;
+  if (!overwrite && taken)
     return path.string() + " already exists; choose another name or pass --force to overwrite";
   if (auto err = scenario_representable(scenario.config); !err.empty())
     return path.string() + ": cannot be written exactly: " + err;
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return "cannot create directory " + path.parent_path().string() + ": " + ec.message();
-  const auto tmp = std::filesystem::path(path.string() + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + tmp.string();
-    out << scenario_to_text(scenario);
-    if (!out.flush()) return "cannot write " + tmp.string();
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return "cannot write " + path.string() + ": " + ec.message();
-  return {};
+  return write_file_replacing(path, scenario_to_text(scenario));
 }
 
 }  // namespace lockstep

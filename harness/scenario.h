@@ -45,7 +45,9 @@ struct Scenario {
 // The check names a scenario may list (RunConfig::checks).
 const std::vector<std::string>& known_check_names();
 
-// Why `config` cannot be written exactly (a duration finer than the format's unit), or empty.
+// Why `config` cannot be written exactly (a duration finer than the format's unit) or read
+// back (the reader's own checks: a value past its range, such as a liveness bound or a fault
+// end after one day), or empty. "<json path>: <what was expected>".
 std::string scenario_representable(const RunConfig& config);
 
 // Throws std::invalid_argument when !scenario_representable(config).empty(): configs come

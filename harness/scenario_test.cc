@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "lockstep/harness/output_file.h"
 #include "lockstep/harness/replay.h"
 #include "lockstep/harness/run_files.h"
 #include "lockstep/harness/run_request.h"
@@ -300,7 +301,11 @@ TEST_CASE("bad fields are refused with one message naming the JSON path") {
        "scenario.json: faults[0].amount_ms: expected an integer >= 0"},
       {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = -5; },
        "scenario.json: algorithm.options: option lease_ttl_seconds of \"etcd-mutex\" must be "
-       "between 1 and 31536000, not -5"},
+       "between 1 and 600, not -5"},
+      // A TTL of a day stretched a run with faults into a day of simulation (gigabytes).
+      {[](J& j) { j["algorithm"]["options"]["lease_ttl_seconds"] = 86'400; },
+       "scenario.json: algorithm.options: option lease_ttl_seconds of \"etcd-mutex\" must be "
+       "between 1 and 600, not 86400"},
   };
   for (const auto& c : cases) {
     const std::string err = error_after(c.edit);
@@ -433,6 +438,77 @@ TEST_CASE("a config with times finer than the format's units is refused - not ro
   TempDir dir("fine");
   REQUIRE(save_scenario_file(dir.path / "x.json", Scenario{c, "", "", ""}, false)
               .find("cannot be written exactly") != std::string::npos);
+}
+
+TEST_CASE("a config the scenario reader would refuse is not representable - run and replay agree") {
+  // run --out wrote "liveness_bound_ms": 86410000 (a lease TTL of 86390 s), which replay refused.
+  RunConfig c = expanded("etcd-mutex", 1, "none");
+  c.liveness_bound = seconds(86'410);
+  CHECK(scenario_representable(c) == "liveness_bound_ms: expected an integer <= 86400000");
+  REQUIRE_THROWS_AS(run_config_to_json(c), std::invalid_argument);
+  TempDir dir("unreadable");
+  CHECK(save_scenario_file(dir.path / "x.json", Scenario{c, "", "", ""}, false)
+            .find("liveness_bound_ms: expected an integer <= 86400000") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path / "x.json"));
+  // A fault that ends after one day (drawn for a run of --duration 86400).
+  c = expanded("etcd-mutex", 1, "none");
+  sim::FaultSpec pause;
+  pause.kind = "pause";
+  pause.start = seconds(86'390);
+  pause.duration = seconds(20);
+  pause.targets = {"client-0"};
+  c.faults = {pause};
+  CHECK(scenario_representable(c) ==
+        "faults[0]: start_ms + duration_ms: expected at most 86400000 (one day)");
+  RunRequest request;
+  request.algorithm = "etcd-mutex";
+  request.duration = seconds(86'400);
+  request.faults = "pause";
+  RunConfig expanded_config;
+  CHECK(expand_run_request(request, expanded_config)
+            .rfind("the run cannot be written as a scenario that replay reads back: faults[", 0) == 0);
+  // What the reader accepts stays representable.
+  c.faults[0].start = seconds(86'380);
+  CHECK(scenario_representable(c).empty());
+}
+
+TEST_CASE("output files are written under a fresh temporary name - errors say why") {
+  TempDir dir("output");
+  const fs::path file = dir.path / "x.json";
+  {
+    std::ofstream user(dir.path / "x.json.tmp");
+    user << "mine";
+  }
+  REQUIRE(write_file_replacing(file, "one") == "");
+  REQUIRE(write_file_replacing(file, "two") == "");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK(text == "two");
+  std::ifstream user(dir.path / "x.json.tmp");
+  std::string mine((std::istreambuf_iterator<char>(user)), {});
+  CHECK(mine == "mine");  // a fixed OUT.tmp was written and renamed away
+  // A failure names the output and the reason, and leaves no temporary behind.
+  CHECK(write_file_replacing(dir.path / "none" / "x.json", "x") ==
+        "cannot write " + (dir.path / "none" / "x.json").string() + ": No such file or directory");
+  fs::create_directories(dir.path / "sub");
+  CHECK(write_file_replacing(dir.path / "sub", "x") ==
+        "cannot write " + (dir.path / "sub").string() + ": Is a directory");
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path)) names.insert(e.path().filename().string());
+  CHECK(names == std::set<std::string>{"sub", "x.json", "x.json.tmp"});
+  // Checked up front, before a command's work.
+  CHECK(output_directory_problem(file) == file.string() + ": not a directory (a file is there)");
+  CHECK(output_directory_problem(file / "a") ==
+        (file / "a").string() + ": cannot be created: " + file.string() + " is not a directory");
+  CHECK(output_directory_problem(dir.path / "new" / "deeper") == "");
+  CHECK(output_file_problem(dir.path / "sub") == (dir.path / "sub").string() + ": is a directory (give a file name)");
+  CHECK(output_file_problem(dir.path / "new.json") == "");
+  // A dangling link is taken.
+  fs::create_symlink(dir.path / "nowhere", dir.path / "link");
+  std::string error;
+  CHECK(path_taken(dir.path / "link", error));
+  CHECK_FALSE(path_taken(dir.path / "free", error));
+  CHECK(error.empty());
 }
 
 // The catalogue's "survives" and "rejects" scenarios expect only a verdict of ok: these check

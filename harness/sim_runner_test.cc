@@ -1,3 +1,4 @@
+#include "lockstep/harness/run_request.h"
 #include "lockstep/harness/sim_runner.h"
 
 #include <catch2/catch.hpp>
@@ -82,6 +83,26 @@ TEST_CASE("with faults load goes on until liveness can be judged - unless the ru
   REQUIRE(liveness.figures["judged"] == false);
   REQUIRE(fixed.all_ok());
   REQUIRE(replay_command(c).find(" --fixed-length") != std::string::npos);
+}
+
+TEST_CASE("the replay command names every setting a run differs from the defaults in") {
+  RunRequest request;
+  request.algorithm = "txn-retry-lock";
+  request.seed = 3;
+  request.duration = milliseconds(1'500);
+  request.faults = "pause";
+  request.algorithm_options = {{"lease_ttl_seconds", 7}, {"retry_interval_ms", 100}};
+  RunConfig c;
+  REQUIRE(expand_run_request(request, c).empty());
+  // The TTL of 7 s was left out, and the printed command gave another verdict; the default
+  // retry interval is not repeated; 1.5 s is not rounded.
+  CHECK(replay_command(c) ==
+        "lockstep run --algorithm txn-retry-lock --seed 3 --clients 3 --duration 1.5 "
+        "--members 3 --faults pause --option lease_ttl_seconds=7");
+  request.duration = seconds(86'399) + milliseconds(999);
+  request.faults = "none";
+  REQUIRE(expand_run_request(request, c).empty());
+  CHECK(replay_command(c).find(" --duration 86399.999 ") != std::string::npos);
 }
 
 TEST_CASE("bad run configs are refused with a message naming the problem") {

@@ -35,7 +35,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-Result<std::string> find_binary(const std::string& requested) {
+}  // namespace
+
+Result<std::string> find_etcd_binary(const std::string& requested) {
   const std::string name = requested.empty() ? "etcd" : requested;
   auto missing = [&](const std::string& where) {
     return Error(ErrorCode::unavailable,
@@ -61,6 +63,8 @@ Result<std::string> find_binary(const std::string& requested) {
   }
   return missing("in PATH");
 }
+
+namespace {
 
 // Free loopback ports, all held open together so they are distinct, then released for etcd.
 // (Another process could grab one in between; etcd would then fail to start and say so.)
@@ -172,7 +176,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOptions op
   if (options.members < 1) {
     return Error(ErrorCode::invalid_argument, "local cluster: members must be >= 1");
   }
-  auto binary = find_binary(options.etcd_binary);
+  auto binary = find_etcd_binary(options.etcd_binary);
   if (!binary) return binary.error();
 
   const LocalClusterTls& tls = options.client_tls;

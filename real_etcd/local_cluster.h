@@ -48,6 +48,11 @@ struct LocalClusterTls {
   EtcdTlsOptions probe;
 };
 
+// The etcd binary a local cluster would run: `requested` when it names a path (it must be an
+// executable regular file), else the first `requested` (empty: "etcd") in PATH; or an error
+// saying it was not found and how to install it. Commands check it before any other work.
+Result<std::string> find_etcd_binary(const std::string& requested);
+
 struct LocalClusterOptions {
   int members = 1;
   std::string etcd_binary;  // empty: "etcd" from PATH

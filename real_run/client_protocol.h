@@ -66,4 +66,12 @@ using ClientLine = std::variant<ClientAnswer, ResourceCall>;
 // "line N: " (invalid_argument).
 Result<ClientLine> parse_client_line(const std::string& line);
 
+// The byte offset of the first byte of `text` that is not part of valid UTF-8, or npos.
+std::size_t first_invalid_utf8(const std::string& text);
+
+// A client's line for a message: valid UTF-8 kept, any other byte and control characters as
+// \xNN (a message and the verdict.json holding it must be valid UTF-8: a key "k\xff" once
+// aborted the run when the verdict was written), cut after about `max_bytes` bytes with "...".
+std::string printable_client_line(const std::string& line, std::size_t max_bytes = 200);
+
 }  // namespace lockstep::real

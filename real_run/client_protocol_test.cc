@@ -96,5 +96,40 @@ TEST_CASE("client protocol: a line that is no protocol line is refused with the 
   }
 }
 
+// JSON is UTF-8. A key "k\xff" in an acquire answer aborted the run (an uncaught type_error
+// when the verdict, quoting the line, was written); now it is a bad client naming the field.
+TEST_CASE("client protocol: a line that is not UTF-8 is refused naming the field") {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"{\"id\":2,\"type\":\"ok\",\"key\":\"k\xff\"}",
+       "\"key\": not valid UTF-8 (byte 0xff at byte 29 of the line"},
+      {"{\"id\":1,\"type\":\"fail\",\"reason\":\"bad \xff\xfe\"}", "\"reason\": not valid UTF-8 (byte 0xff"},
+      {"{\"id\":1,\"k\xc3\":1}", "\"k\\xc3\": not valid UTF-8 (byte 0xc3"},  // in a field name
+      {"{\"id\":1,\"type\":\"ok\",\"key\":\"\xed\xa0\x80\"}", "\"key\": not valid UTF-8 (byte 0xed"},  // a surrogate
+      {"\xff", "not valid UTF-8 (byte 0xff at byte 1 of the line"},
+  };
+  for (const auto& [line, why] : bad) {
+    INFO(line);
+    auto parsed = parse_client_line(line);
+    REQUIRE(!parsed.ok());
+    CHECK(parsed.error().message.find(why) != std::string::npos);
+    CHECK(first_invalid_utf8(parsed.error().message) == std::string::npos);
+  }
+  // Valid UTF-8 beyond ASCII is a key like any other.
+  auto parsed = parse_client_line("{\"id\":2,\"type\":\"ok\",\"key\":\"k\xc3\xa9\xf0\x9f\x94\x92\"}");
+  REQUIRE(parsed.ok());
+  CHECK(*std::get<ClientAnswer>(parsed.value()).key == "k\xc3\xa9\xf0\x9f\x94\x92");
+}
+
+TEST_CASE("client protocol: a line quoted in a message is valid UTF-8 - cut between characters") {
+  CHECK(printable_client_line("{\"key\":\"k\xff\"}") == "{\"key\":\"k\\xff\"}");
+  CHECK(printable_client_line("a\tb\x01") == "a\\x09b\\x01");
+  // 199 ASCII bytes then a 2-byte character: the cut keeps it whole, never half of it.
+  const std::string line = std::string(199, 'x') + "\xc3\xa9" + std::string(50, 'y');
+  const std::string quoted = printable_client_line(line, 200);
+  CHECK(quoted == std::string(199, 'x') + "\xc3\xa9...");
+  CHECK(first_invalid_utf8(quoted) == std::string::npos);
+  CHECK(first_invalid_utf8(std::string(199, 'x') + "\xc3") == 199);
+}
+
 }  // namespace
 }  // namespace lockstep::real

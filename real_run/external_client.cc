@@ -22,9 +22,7 @@ constexpr std::size_t kMaxLineBytes = 1 << 20;
 constexpr std::size_t kMaxStderrBytes = 1 << 20;
 constexpr Duration kTurn = milliseconds(5);  // longest wait for a command between reads
 
-std::string shortened(const std::string& line) {
-  return line.size() <= 200 ? line : line.substr(0, 200) + "...";
-}
+std::string shortened(const std::string& line) { return real::printable_client_line(line, 200); }
 
 }  // namespace
 
