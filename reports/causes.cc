@@ -51,21 +51,23 @@ bool can_stop_renewal(const FaultBand& f, const std::string& client,
 // client's links) held none of them: an election it caused shows as leaderless time. Without
 // any recorded call of the client (an older history), every link `can_stop_renewal` accepts
 // counts, as the history cannot say which way the keep-alives took.
+// Whether `c` (a keep-alive of `client`) was sent while a lease-drop of that client was on: it
+// never left the client (the fault is a client library that stops sending them), so it was on
+// no link and reached no member.
+bool dropped_at_client(const RunFacts& facts, const std::string& client, const CallRecord* c) {
+  return std::any_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& d) {
+    return d.kind == "lease-drop" && d.hits(client) && d.start_ns <= c->sent_ns && (d.open_end || d.end_ns > c->sent_ns);
+  });
+}
+
 bool on_keep_alive_way(const RunFacts& facts, const FaultBand& f, const std::string& client,
                        const std::vector<const CallRecord*>& keep_alives, std::int64_t until_ns) {
   if (!(f.args.contains("from") || f.args.contains("to"))) return true;  // not a link fault
   if (facts.calls_of(client, 0, facts.end_ns()).empty()) return true;
   const std::int64_t f_end = f.open_end ? facts.end_ns() : f.end_ns;
-  // A keep-alive sent while a lease-drop of its client was on never left the client (the
-  // fault is a client library that stops sending them): it was on no link.
-  const auto dropped_at_client = [&](const CallRecord* c) {
-    return std::any_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& d) {
-      return d.kind == "lease-drop" && d.hits(client) && d.start_ns <= c->sent_ns && (d.open_end || d.end_ns > c->sent_ns);
-    });
-  };
   for (const CallRecord* c : keep_alives) {
     const std::int64_t out_until = std::min(c->end_ns, until_ns);
-    if (f.start_ns > out_until || f_end < c->sent_ns || dropped_at_client(c)) continue;
+    if (f.start_ns > out_until || f_end < c->sent_ns || dropped_at_client(facts, client, c)) continue;
     if (c->member.empty()) return true;
     if (f.on_link(client, c->member) || f.on_link(c->member, client)) return true;
     for (const auto& t : facts.truth().leaders)
@@ -832,12 +834,15 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
         }))
       continue;
     mine.push_back(c);
-    if (!c->member.empty()) members.insert(c->member);
+    // The member it was sent to, unless a lease-drop kept it in the client.
+    if (!c->member.empty() && !dropped_at_client(facts, client, c)) members.insert(c->member);
   }
   // The members its other calls in flight went to (a crashed one breaks them), and those that
   // led meanwhile: a keep-alive reaches the lessor through them.
   for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
-    if (c->end_ns > from_ns && !c->member.empty()) members.insert(c->member);
+    if (c->end_ns > from_ns && !c->member.empty() &&
+        !(c->request == "lease_keep_alive" && dropped_at_client(facts, client, c)))
+      members.insert(c->member);
   // From the first keep-alive still out at the window's start: a follower passed it on to
   // the leader of that moment.
   const std::int64_t first_out_ns = mine.empty() ? from_ns : std::min(from_ns, mine.front()->sent_ns);
@@ -847,6 +852,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // keep-alive on to: a leader that had crashed a moment before was still that member's leader
   // until it heard of another (its term in the truth ends with the crash).
   for (const CallRecord* c : mine) {
+    if (dropped_at_client(facts, client, c)) continue;
     const LeaderView* known = nullptr;
     for (const LeaderView& v : facts.leader_views()) {
       if (v.at_ns > c->sent_ns) break;
@@ -1072,7 +1078,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // member's pause or crash stopped this client's renewals.
     std::vector<std::string> called;
     for (const CallRecord* c : mine)
-      if (c->sent_ns <= to_ns && !c->member.empty() &&
+      if (c->sent_ns <= to_ns && !c->member.empty() && !dropped_at_client(facts, client, c) &&
           std::find(called.begin(), called.end(), c->member) == called.end() &&
           std::any_of(faults.begin(), faults.end(), [&](const FaultBand* f) {
             return (f->kind == "pause" || f->kind == "crash") && f->hits(c->member);
@@ -1082,7 +1088,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // the keep-alive came (recorded leader views).
     std::vector<std::string> passed_on;
     for (const CallRecord* c : mine) {
-      if (c->sent_ns > to_ns || c->member.empty()) continue;
+      if (c->sent_ns > to_ns || c->member.empty() || dropped_at_client(facts, client, c)) continue;
       const LeaderView* known = nullptr;
       for (const LeaderView& v : facts.leader_views()) {
         if (v.at_ns > c->sent_ns) break;

@@ -2,6 +2,7 @@
 // known: each sentence must name what the history shows, and nothing it does not.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <functional>
 
 #include "lockstep/checker/mutex_checker.h"
@@ -1468,6 +1469,32 @@ TEST_CASE("a voter paused through campaigns is said paused, not to have refused 
   CHECK(!contains(words, "being in a newer term"));
 }
 
+// Two overlapping crashes of a voter are one span down: said as such, with the campaigns that
+// span held, not the first crash's span with campaigns the second held.
+TEST_CASE("a voter down through campaigns over overlapping crashes is said down over their union") {
+  HistoryBuilder b;
+  const nlohmann::json first = {{"targets", {"member-0"}}, {"duration_ms", 4000}};
+  const nlohmann::json second = {{"targets", {"member-0"}}, {"duration_ms", 5000}};
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 2}});
+  b.fault("crash", "start", ms_to_ns(1000), first);
+  b.truth("member-0", "leader-stepped-down", ms_to_ns(1000), {{"member", 0}, {"term", 2}, {"reason", "check-quorum"}});
+  for (int i = 0; i < 4; ++i) {
+    const std::int64_t at_ms = std::array<std::int64_t, 4>{2000, 3500, 6000, 7500}[static_cast<std::size_t>(i)];
+    if (at_ms == 6000) b.fault("crash", "end", ms_to_ns(5000), first);
+    if (at_ms == 3500) b.fault("crash", "start", ms_to_ns(3400), second);
+    b.truth("member-2", "campaign", ms_to_ns(at_ms), {{"member", 2}, {"term", 3 + i}, {"last_index", 120}, {"last_term", 2}});
+  }
+  b.fault("crash", "end", ms_to_ns(8400), second);
+  b.truth("member-1", "campaign", ms_to_ns(9900), {{"member", 1}, {"term", 7}, {"last_index", 125}, {"last_term", 2}});
+  b.truth("member-1", "leader-elected", ms_to_ns(10000), {{"member", 1}, {"term", 7}});
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  INFO(words);
+  CHECK(contains(words, "member-2 campaigned 4 times from 2.000 s to 7.500 s (terms 3 to 6): member-0 was down from "
+                        "1.000 s to 8.400 s through three of them"));
+}
+
 // A voter that ignores a campaign the instant it resumes from a long pause had heard its
 // leader only then, from a message its pause had held: said, lest "less than an election
 // timeout before" read as a leader alive through the pause.
@@ -1741,6 +1768,49 @@ TEST_CASE("a request's recorded way names what held it there, and not a cut that
   CHECK(contains(deposed_words, "member-0 appended it as entry 5 of term 1 at 1.001 s, and lost the lead before "
                                 "committing it (a newer leader was elected at 5.000 s); member-1 committed it as leader "
                                 "of term 2, elected at 5.000 s"));
+  // A leader whose crash ended its term, long before the next election: its crash is said, not
+  // a newer leader's election at that time.
+  HistoryBuilder crashed;
+  crashed.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  crashed.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-0"}});
+  crashed.truth("member-0", "request-appended", ms_to_ns(1001), {{"member", 0}, {"term", 1}, {"index", 5}, {"cause", cause0}});
+  const nlohmann::json crash = {{"targets", {"member-0"}}, {"duration_ms", 2000}};
+  crashed.fault("crash", "start", ms_to_ns(1200), crash);
+  crashed.fault("crash", "end", ms_to_ns(3200), crash);
+  crashed.truth("member-0", "leader-elected", ms_to_ns(6000), {{"member", 0}, {"term", 2}});
+  crashed.truth("etcd", "key-delete", ms_to_ns(6003), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause0}});
+  crashed.sort_by_time();
+  const RunFacts crashed_facts(crashed.history);
+  REQUIRE(crashed_facts.truth().leaders.front().end_ns == ms_to_ns(1200));
+  const std::string crashed_words = request_delay_words(crashed_facts, parse_change_cause(cause0), ms_to_ns(6003), held);
+  INFO(crashed_words);
+  CHECK(contains(crashed_words, "member-0 appended it as entry 5 of term 1 at 1.001 s, and crashed at 1.200 s before committing it"));
+  CHECK_FALSE(contains(crashed_words, "a newer leader was elected at 1.200 s"));
+}
+
+// A delay adds its amount to messages sent after it began: one that began while the entry waited
+// for its commit, too late for any message it delayed to arrive before the commit, held nothing.
+TEST_CASE("a delay begun too late to hold a commit is not said to have held it") {
+  const nlohmann::json cause = request_cause("client-2", 5, "delete_range", ms_to_ns(1000), "member-0");
+  HistoryBuilder b;
+  b.truth("member-0", "leader-elected", ms_to_ns(100), {{"member", 0}, {"term", 1}});
+  const nlohmann::json slow = {{"from", {"member-0"}}, {"to", {"member-1", "member-2"}}, {"symmetric", true},
+                               {"amount_ms", 781}, {"duration_ms", 5000}};
+  const nlohmann::json paused = {{"targets", {"member-1"}}, {"duration_ms", 1500}};
+  b.fault("pause", "start", ms_to_ns(900), paused);
+  b.add("client-2", EventKind::trace, "kv-send", ms_to_ns(1000), {{"call", 5}, {"request", "delete_range"}, {"member", "member-0"}});
+  b.truth("member-0", "request-appended", ms_to_ns(1001), {{"member", 0}, {"term", 1}, {"index", 5}, {"cause", cause}});
+  b.fault("delay", "start", ms_to_ns(2000), slow);
+  b.fault("pause", "end", ms_to_ns(2400), paused);
+  b.truth("etcd", "key-delete", ms_to_ns(2450), {{"key", "/l/a"}, {"revision", 9}, {"cause", cause}});
+  b.fault("delay", "end", ms_to_ns(7000), slow);
+  b.sort_by_time();
+  const RunFacts facts(b.history);
+  std::vector<const FaultBand*> held;
+  const std::string words = request_delay_words(facts, parse_change_cause(cause), ms_to_ns(2450), held);
+  INFO(words);
+  CHECK(contains(words, "member-1 was paused from 0.900 s to 2.400 s"));
+  CHECK_FALSE(contains(words, "delayed"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "lockstep/reports/elections.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "lockstep/reports/causes.h"
@@ -351,26 +352,48 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
     if (v == m) continue;
     const std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns);
     // A voter paused or down from a campaign's start until it was decided answered nothing.
-    const FaultBand* stop = nullptr;
+    // Its stops of one kind that overlap or touch are one span (a crash inside a longer one).
+    struct Stop {
+      const char* kind;
+      std::int64_t from_ns, to_ns;  // to_ns: INT64_MAX when it never ended
+    };
+    std::vector<Stop> stops;
+    for (const char* kind : {"pause", "crash"})
+      for (const FaultBand& f : facts.faults()) {
+        if (f.kind != kind || !f.hits(v)) continue;
+        const std::int64_t end = f.open_end ? std::numeric_limits<std::int64_t>::max() : f.end_ns;
+        const auto joined = std::find_if(stops.begin(), stops.end(), [&](const Stop& st) {
+          return st.kind == kind && f.start_ns <= st.to_ns && end >= st.from_ns;
+        });
+        if (joined == stops.end()) {
+          stops.push_back({kind, f.start_ns, end});
+        } else {
+          joined->from_ns = std::min(joined->from_ns, f.start_ns);
+          joined->to_ns = std::max(joined->to_ns, end);
+        }
+      }
+    // The span that held the first silent campaign, and the campaigns it held.
+    const Stop* stop = nullptr;
     std::size_t silent = 0;
     for (const Campaign* c : cs) {
       const std::int64_t decided_ns = campaign_decided_ns(facts, *c, to_ns);
-      for (const FaultBand& f : facts.faults())
-        if ((f.kind == "pause" || f.kind == "crash") && f.hits(v) && f.start_ns <= c->at_ns &&
-            (f.open_end || f.end_ns >= decided_ns)) {
+      for (const Stop& st : stops)
+        if (st.from_ns <= c->at_ns && st.to_ns >= decided_ns && (stop == nullptr || stop == &st)) {
+          stop = &st;
           ++silent;
-          if (stop == nullptr) stop = &f;
           break;
         }
     }
     std::string stopped;
     if (stop != nullptr)
-      stopped = v + (stop->kind == "pause" ? " was paused" : " was down") + " from " + format_seconds(stop->start_ns) +
-                " to " + (stop->open_end ? std::string("the end") : format_seconds(stop->end_ns)) + " through " +
+      stopped = v + (std::string_view(stop->kind) == "pause" ? " was paused" : " was down") + " from " +
+                format_seconds(stop->from_ns) + " to " +
+                (stop->to_ns == std::numeric_limits<std::int64_t>::max() ? std::string("the end") : format_seconds(stop->to_ns)) +
+                " through " +
                 (silent == cs.size() ? (cs.size() == 1 ? std::string("it") : cs.size() == 2 ? std::string("both")
                                                                                              : "all " + number_word(silent))
                                      : number_word(silent) + " of them") +
-                (stop->kind == "pause" ? " (a paused member reads what came meanwhile only when it resumes)" : "");
+                (std::string_view(stop->kind) == "pause" ? " (a paused member reads what came meanwhile only when it resumes)" : "");
     if (!stopped.empty() && !w.empty())
       refusals.push_back(stopped + ", and " + w.substr(v.size() + 1));
     else if (!stopped.empty() || !w.empty())

@@ -508,6 +508,33 @@ TEST_CASE("keep-alives a lease-drop kept in the client are on no link: a delay o
   CHECK_FALSE(contains(text, "delayed"));
 }
 
+TEST_CASE("keep-alives a lease-drop kept in the client reached no member: that member's crash is not named") {
+  HistoryBuilder b;
+  b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(1010), {{"key", "/l/0"}, {"revision", 5}, {"create_revision", 5}, {"lease", 1}});
+  b.add("client-0", EventKind::ok, "acquire", ms_to_ns(1020), {}, {{"key", "/l/0"}, {"key_revision", 5}, {"lease", 1}});
+  const nlohmann::json drop = {{"targets", {"client-0"}}, {"duration_ms", 7500}};
+  b.fault("lease-drop", "start", ms_to_ns(1500), drop);
+  const nlohmann::json down = {{"targets", {"member-1"}}, {"duration_ms", 3000}};
+  b.fault("crash", "start", ms_to_ns(1800), down);
+  for (int i = 0; i < 2; ++i)
+    b.add("client-0", EventKind::trace, "kv-send", ms_to_ns(2000 + 1000 * i),
+          {{"call", 2 + i}, {"request", "lease_keep_alive"}, {"member", "member-1"}, {"lease", 1}});
+  b.fault("crash", "end", ms_to_ns(4800), down);
+  lease_expires(b, ms_to_ns(6010), {{"lease", 1}, {"leader", "member-0"}, {"term", 1}, {"found_ns", ms_to_ns(6000)},
+                               {"renewed_ns", ms_to_ns(1000)}, {"renewed_by", "grant"}});
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(6100), {{"mode", "exclusive"}});
+  b.truth("etcd", "key-put", ms_to_ns(6110), {{"key", "/l/1"}, {"revision", 10}, {"create_revision", 10}, {"lease", 2}});
+  b.add("client-1", EventKind::ok, "acquire", ms_to_ns(6120), {}, {{"key", "/l/1"}, {"key_revision", 10}, {"lease", 2}});
+  for (int i = 0; i < 2; ++i)
+    b.add("client-0", EventKind::trace, "kv-end", ms_to_ns(7000 + 1000 * i), {{"call", 2 + i}, {"outcome", "deadline"}});
+  b.fault("lease-drop", "end", ms_to_ns(9000), drop);
+  const std::string text = mutex_violation_text(b.history);
+  INFO(text);
+  CHECK(contains(text, "In that time client-0's lease keep-alives were dropped from 1.500 s to 9.000 s."));
+  CHECK_FALSE(contains(text, "crashed"));
+}
+
 TEST_CASE("a holder kept in its critical section by a slow link to the resource: the fault is named") {
   HistoryBuilder b;
   b.add("client-0", EventKind::invoke, "acquire", ms_to_ns(1000), {{"mode", "exclusive"}});

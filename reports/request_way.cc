@@ -109,6 +109,9 @@ std::vector<const FaultBand*> faults_on_legs(const RunFacts& facts, const std::v
         // A wait of a round trip is replication's own pace; only a longer one was held.
         const std::int64_t wait_end = commit_wait_end(facts, leg);
         if (wait_end - leg.from_ns < kHeldCommitNs || f.start_ns >= wait_end || end <= leg.from_ns) continue;
+        // A delay adds its amount to each message sent after it began: one that began too late
+        // for any message it delayed to arrive before the wait ended held nothing of it.
+        if (f.kind == "delay" && f.start_ns + int_of(f.args, "amount_ms") * 1'000'000 >= wait_end) continue;
         const auto other_member = [&](const std::string& p) { return p != leg.member && is_member(p); };
         if (stops_member(f)) holds = holds || f.hits(leg.member) || std::any_of(f.processes.begin(), f.processes.end(), other_member);
         else if (on_links(f))
@@ -165,11 +168,19 @@ std::string request_way_words(const RunFacts& facts, const std::vector<RequestLe
     parts.push_back(std::move(s));
   }
   if (stepped_down) {
-    // Its own step-down, when recorded; else the lead passed when a newer leader was elected.
+    // Its own step-down, when recorded; else its crash, or the newer leader's election that
+    // ended its term.
     const HistoryEvent* down = facts.event(appender->stepped_down_event);
+    const bool crashed = std::any_of(facts.faults().begin(), facts.faults().end(), [&](const FaultBand& f) {
+      return f.kind == "crash" && f.hits(appender->member) && f.start_ns == appender->end_ns;
+    });
+    const bool succeeded = std::any_of(facts.truth().leaders.begin(), facts.truth().leaders.end(),
+                                       [&](const LeaderTerm& t) { return t.term > appender->term && t.start_ns == appender->end_ns; });
     std::string s = down != nullptr ? "and stepped down at " + format_seconds(appender->end_ns) + " before committing it"
-                                    : "and lost the lead before committing it (a newer leader was elected at " +
-                                          format_seconds(appender->end_ns) + ")";
+                    : crashed       ? "and crashed at " + format_seconds(appender->end_ns) + " before committing it"
+                    : succeeded     ? "and lost the lead before committing it (a newer leader was elected at " +
+                                          format_seconds(appender->end_ns) + ")"
+                                    : "and lost the lead at " + format_seconds(appender->end_ns) + " before committing it";
     if (down != nullptr && down->args.is_object() && down->args.contains("commit_index"))
       s += " (it had committed up to entry " + std::to_string(int_of(down->args, "commit_index")) + ")";
     parts.back() += ", " + s;
