@@ -52,6 +52,12 @@ nlohmann::json renewal_by_call_2() {
           {"member", "member-1"}, {"sent_ns", ms_to_ns(2000)}, {"abandoned_ns", ms_to_ns(7000)}};
 }
 
+// The words for every leaderless span of `b`'s history (leaderless_span_words).
+std::string whole_leaderless_words(const HistoryBuilder& b) {
+  const RunFacts facts(b.history);
+  return leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+}
+
 // The liveness check's explanation of `b`'s history (client-1 waited), one sentence a line.
 std::string liveness_sentences(const HistoryBuilder& b) {
   const reports::RunFacts facts(b.history);
@@ -509,6 +515,18 @@ TEST_CASE("liveness: a waiter whose member never had the deletion says what kept
                        "led the cluster from 6.600 s to 8.000 s;"));
 }
 
+// Ends a holder_and_waiter history: client-0's acquire fails at 7.000 s, client-1 releases
+// (deleting /l/a) at 8.000 s and acquires again at 9.500 s. The liveness explanation.
+std::string waiter_out_behind_holder(HistoryBuilder& b) {
+  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
+  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
+  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
+  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
+  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
+  b.sort_by_time();
+  return liveness_sentences(b);
+}
+
 // The key ahead of the waiter's still stood when its wait ran out: its owner held the lock
 // through a resource crash and released it only after.
 TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why that key stood") {
@@ -520,13 +538,7 @@ TEST_CASE("liveness: a waiter whose wait ran out behind a standing key says why 
   // The holder's read went to the resource as it crashed, and went unanswered.
   b.add("client-1", EventKind::invoke, "read", ms_to_ns(1499), {{"token", 4}});
   b.add("client-1", EventKind::info, "read", ms_to_ns(6499), {}, {{"error", "timeout"}, {"message", "the resource did not answer"}});
-  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
-  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
-  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
-  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  b.sort_by_time();
-  const std::string text = liveness_sentences(b);
+  const std::string text = waiter_out_behind_holder(b);
   INFO(text);
   CHECK(contains(text, "client-0's acquire waited behind client-1's key /l/a (revision 4), which stood until 8.001 s, "
                        "after its wait had ended at 7.000 s; in its wait, client-1 held the lock from 0.502 s to 8.000 "
@@ -584,13 +596,7 @@ TEST_CASE("liveness: a hold's read that ended on another error is not said to ha
   b.fault("pause", "end", ms_to_ns(2600), stop);
   b.add("client-1", EventKind::info, "read", ms_to_ns(3200), {}, {{"error", "leader-changed"}, {"message", "etcdserver: leader changed"}});
   b.fault("clock", "end", ms_to_ns(5400), clock);
-  b.add("client-0", EventKind::fail, "acquire", ms_to_ns(7000), {}, {{"error", "deadline-exceeded"}});
-  b.add("client-1", EventKind::invoke, "release", ms_to_ns(8000));
-  b.truth("etcd", "key-delete", ms_to_ns(8001), {{"key", "/l/a"}, {"revision", 6}, {"cause", request_cause("client-1", 2, "delete_range", ms_to_ns(8000))}});
-  b.add("client-1", EventKind::ok, "release", ms_to_ns(8002));
-  b.add("client-1", EventKind::invoke, "acquire", ms_to_ns(9500), {{"mode", "exclusive"}});
-  b.sort_by_time();
-  const std::string text = liveness_sentences(b);
+  const std::string text = waiter_out_behind_holder(b);
   INFO(text);
   CHECK(contains(text, "client-1 held the lock from 0.502 s to 8.000 s: its read of the resource, invoked at 1.499 s, "
                        "ended indeterminate (leader-changed) at 3.200 s; the key was deleted"));
@@ -1302,8 +1308,7 @@ TEST_CASE("a step-down on a hand-over's campaign names the leader change that or
   b.truth("member-0", "leader-stepped-down", ms_to_ns(9001),
           {{"member", 0}, {"term", 1}, {"reason", "higher-term"}, {"from", 2}, {"message", "vote-request"}, {"new_term", 2}});
   b.truth("member-1", "leader-elected", ms_to_ns(12000), {{"member", 1}, {"term", 3}});
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "member-2 had campaigned once at 9.000 s (term 2), a hand-over's campaign: member-0 was told, "
                         "in vain, to hand the leadership over to member-2 at 5.000 s"));
@@ -1331,8 +1336,7 @@ TEST_CASE("a check-quorum step-down names first the fault that cut the leader of
   b.truth("member-2", "leader-elected", ms_to_ns(10000), {{"member", 2}, {"term", 2}});
   for (const auto& [kind, args] : {std::pair{"delay", slow}, std::pair{"partition", apart}, std::pair{"loss", lossy}})
     b.fault(kind, "end", ms_to_ns(20000), args);
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "member-0 stepped down at 3.500 s: it had heard from no majority of the members within an "
                         "election timeout (check-quorum): the links between member-0 and each of member-1 and member-2 "
@@ -1379,8 +1383,7 @@ TEST_CASE("a leaderless span says why its leader stepped down") {
   b.truth("member-2", "link-released", ms_to_ns(10500), {{"from", 0}, {"to", "member-2"}, {"held_since_ns", "soon"}});
   b.truth("member-0", "leader-stepped-down", ms_to_ns(11000), {{"member", 0}, {"term", 7}, {"reason", 3}, {"message", 4}});
   b.truth("member-2", "leader-elected", ms_to_ns(12000), {{"member", 2}, {"term", 8}});
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "from 6.050 s to 7.000 s (member-0 stepped down at 6.050 s on seeing term 4 in member-2's "
                         "heartbeat-reply: the links between member-2 and each of member-0 and member-1 were cut "
@@ -1459,8 +1462,7 @@ TEST_CASE("a voter paused through campaigns is said paused, not to have refused 
   b.truth("member-1", "campaign", ms_to_ns(9000), {{"member", 1}, {"term", 6}, {"last_index", 125}, {"last_term", 2}});
   b.truth("member-1", "leader-elected", ms_to_ns(9002), {{"member", 1}, {"term", 6}});
   b.sort_by_time();
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "member-2 campaigned 3 times from 2.000 s to 5.000 s (terms 3 to 5): member-1 was paused from "
                         "1.500 s to 7.000 s through two of them (a paused member reads what came meanwhile only when it "
@@ -1488,8 +1490,7 @@ TEST_CASE("a voter down through campaigns over overlapping crashes is said down 
   b.truth("member-1", "campaign", ms_to_ns(9900), {{"member", 1}, {"term", 7}, {"last_index", 125}, {"last_term", 2}});
   b.truth("member-1", "leader-elected", ms_to_ns(10000), {{"member", 1}, {"term", 7}});
   b.sort_by_time();
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "member-2 campaigned 4 times from 2.000 s to 7.500 s (terms 3 to 6): member-0 was down from "
                         "1.000 s to 8.400 s through three of them"));
@@ -1510,8 +1511,7 @@ TEST_CASE("a vote ignored on resuming from a long pause says the leader was hear
   b.truth("member-2", "campaign", ms_to_ns(5500), {{"member", 2}, {"term", 4}, {"last_index", 120}, {"last_term", 2}});
   b.truth("member-2", "leader-elected", ms_to_ns(5502), {{"member", 2}, {"term", 4}});
   b.sort_by_time();
-  const RunFacts facts(b.history);
-  const std::string words = leaderless_span_words(facts, facts.leaderless(0, facts.end_ns(), 1));
+  const std::string words = whole_leaderless_words(b);
   INFO(words);
   CHECK(contains(words, "member-1 ignored it, having heard from a leader less than an election timeout before (it had "
                         "been paused from 1.500 s to 4.000 s; on resuming it read a leader's message that had come "
