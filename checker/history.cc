@@ -79,28 +79,6 @@ struct DuplicateKey {
   std::string key;
 };
 
-// The first key that appears twice in one object of `line` (which has one): the slow path,
-// run only once a duplicate is known to be there.
-std::string duplicate_key_of(const std::string& line) {
-  std::vector<std::set<std::string>> keys;
-  const nlohmann::json::parser_callback_t find = [&](int, nlohmann::json::parse_event_t event,
-                                                     nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    if (event == E::object_end) keys.pop_back();
-    if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
-      throw DuplicateKey{parsed.get<std::string>()};
-    return true;
-  };
-  try {
-    const nlohmann::json parsed = nlohmann::json::parse(line, find);
-  } catch (const DuplicateKey& d) {
-    return d.key;
-  } catch (const nlohmann::json::exception&) {
-  }
-  return {};
-}
-
 // One line of JSON, or an error: not JSON, a value nested more than kMaxHistoryJsonDepth
 // deep (the readers and nlohmann's copies recurse once per level: a line of 100,000 `[` would
 // overflow the stack), or a key given twice in one object (nlohmann keeps the last; the line
@@ -137,7 +115,7 @@ std::string parse_line(const std::string& line, nlohmann::json& out) {
     return "expected a value nested less deeply (at most " + std::to_string(kMaxHistoryJsonDepth) +
            " levels of objects and arrays)";
   } catch (const DuplicateKey&) {
-    return "the key \"" + escape_bytes(duplicate_key_of(line)) +
+    return "the key \"" + escape_bytes(first_duplicate_json_key(line)) +
            "\" appears twice in one object (which one is meant?)";
   }
   return {};
@@ -206,6 +184,27 @@ std::string parse_event(const nlohmann::json& j, HistoryEvent& e) {
 }
 
 }  // namespace
+
+std::string first_duplicate_json_key(const std::string& text) {
+  std::vector<std::set<std::string>> keys;
+  const nlohmann::json::parser_callback_t find = [&](int, nlohmann::json::parse_event_t event,
+                                                     nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end) keys.pop_back();
+    if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw DuplicateKey{parsed.get<std::string>()};
+    return true;
+  };
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(text, find);
+  } catch (const DuplicateKey& d) {
+    return d.key;
+  } catch (const nlohmann::json::exception&) {
+  }
+  return {};
+}
+
 
 HistoryParseResult parse_history_jsonl(std::istream& in) {
   History history;

@@ -68,6 +68,11 @@ std::string history_header_line(const HistoryHeader& header);
 // A line's JSON may nest objects and arrays at most kMaxHistoryJsonDepth deep (the event's own
 // object is the first level), and no object may give a key twice.
 inline constexpr int kMaxHistoryJsonDepth = 256;
+
+// The first key given twice in one object of the JSON `text`, or "" when none is before any
+// syntax error. nlohmann keeps the last of two equal keys; lockstep's readers (histories,
+// scenarios) refuse such a text instead: it says two things.
+std::string first_duplicate_json_key(const std::string& text);
 struct HistoryParseError {
   std::int64_t line = 0;
   std::string message;

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "lockstep/checker/history.h"
 #include "lockstep/checker/input_file.h"
 #include "lockstep/harness/checks.h"
 #include "lockstep/harness/json_layout.h"
@@ -447,40 +448,24 @@ std::string run_config_from_json(const nlohmann::json& j, const std::string& sou
   return err;
 }
 
-namespace {
-
-// nlohmann keeps the last of two equal keys in an object; a scenario with "seed" twice says two
-// things, so the reader refuses it instead (the parser's callback sees every key).
-struct DuplicateKey {
-  std::string key;
-};
-
-}  // namespace
-
 std::string scenario_from_text(const std::string& text, const std::string& source,
                                Scenario& out) {
+  // A scenario with "seed" twice says two things: refused, as a history line is (a key given
+  // twice before a syntax error is the error named).
+  const auto twice = [&source](const std::string& key) {
+    return source + ": the key \"" + escape_bytes(key) + "\" appears twice in one object (which one is meant?)";
+  };
   nlohmann::json j;
-  std::vector<std::set<std::string>> keys_per_open_object;
-  const nlohmann::json::parser_callback_t refuse_duplicate_keys =
-      [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using E = nlohmann::json::parse_event_t;
-        if (event == E::object_start) keys_per_open_object.emplace_back();
-        if (event == E::object_end) keys_per_open_object.pop_back();
-        if (event == E::key && !keys_per_open_object.back().insert(parsed.get<std::string>()).second)
-          throw DuplicateKey{parsed.get<std::string>()};
-        return true;
-      };
   try {
-    j = nlohmann::json::parse(text, refuse_duplicate_keys);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    if (const std::string key = first_duplicate_json_key(text); !key.empty()) return twice(key);
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 3, ..." -> "parse error at line 3, ..."
     if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     return source + ": not valid JSON: " + what;
-  } catch (const DuplicateKey& d) {
-    return source + ": the key \"" + escape_bytes(d.key) +
-           "\" appears twice in one object (which one is meant?)";
   }
+  if (const std::string key = first_duplicate_json_key(text); !key.empty()) return twice(key);
   return scenario_from_json(j, source, out);
 }
 

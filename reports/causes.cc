@@ -1,7 +1,6 @@
 #include "lockstep/reports/causes.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -44,13 +43,6 @@ bool can_stop_renewal(const FaultBand& f, const std::string& client,
   return true;
 }
 
-// Whether link fault `f` acted on the way of one of `keep_alives` (the client's, each sent to
-// a member) while that keep-alive was out (until it ended, or `until_ns`): between the client
-// and the member it called, or between that member and a member that led meanwhile (a
-// follower passes a keep-alive on to the leader). A cut elsewhere (two other members, another
-// client's links) held none of them: an election it caused shows as leaderless time. Without
-// any recorded call of the client (an older history), every link `can_stop_renewal` accepts
-// counts, as the history cannot say which way the keep-alives took.
 // Whether `c` (a keep-alive of `client`) was sent while a lease-drop of that client was on: it
 // never left the client (the fault is a client library that stops sending them), so it was on
 // no link and reached no member.
@@ -60,6 +52,13 @@ bool dropped_at_client(const RunFacts& facts, const std::string& client, const C
   });
 }
 
+// Whether link fault `f` acted on the way of one of `keep_alives` (the client's, each sent to
+// a member) while that keep-alive was out (until it ended, or `until_ns`): between the client
+// and the member it called, or between that member and a member that led meanwhile (a
+// follower passes a keep-alive on to the leader). A cut elsewhere (two other members, another
+// client's links) held none of them: an election it caused shows as leaderless time. Without
+// any recorded call of the client (an older history), every link `can_stop_renewal` accepts
+// counts, as the history cannot say which way the keep-alives took.
 bool on_keep_alive_way(const RunFacts& facts, const FaultBand& f, const std::string& client,
                        const std::vector<const CallRecord*>& keep_alives, std::int64_t until_ns) {
   if (!(f.args.contains("from") || f.args.contains("to"))) return true;  // not a link fault
@@ -834,9 +833,14 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
         }))
       continue;
     mine.push_back(c);
-    // The member it was sent to, unless a lease-drop kept it in the client.
-    if (!c->member.empty() && !dropped_at_client(facts, client, c)) members.insert(c->member);
   }
+  // Those that left the client (a lease-drop keeps the others in it): only they reached a
+  // member, and so only their members' faults and leaders count.
+  std::vector<const CallRecord*> sent_out;
+  for (const CallRecord* c : mine)
+    if (!dropped_at_client(facts, client, c)) sent_out.push_back(c);
+  for (const CallRecord* c : sent_out)
+    if (!c->member.empty()) members.insert(c->member);
   // The members its other calls in flight went to (a crashed one breaks them), and those that
   // led meanwhile: a keep-alive reaches the lessor through them.
   for (const CallRecord* c : facts.calls_of(client, 0, to_ns))
@@ -851,8 +855,7 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
   // And the leader each keep-alive's member knew when it was sent, which it passed the
   // keep-alive on to: a leader that had crashed a moment before was still that member's leader
   // until it heard of another (its term in the truth ends with the crash).
-  for (const CallRecord* c : mine) {
-    if (dropped_at_client(facts, client, c)) continue;
+  for (const CallRecord* c : sent_out) {
     const LeaderView* known = nullptr;
     for (const LeaderView& v : facts.leader_views()) {
       if (v.at_ns > c->sent_ns) break;
@@ -1077,8 +1080,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // The members its keep-alives went to, when a fault named hit one of them: why that
     // member's pause or crash stopped this client's renewals.
     std::vector<std::string> called;
-    for (const CallRecord* c : mine)
-      if (c->sent_ns <= to_ns && !c->member.empty() && !dropped_at_client(facts, client, c) &&
+    for (const CallRecord* c : sent_out)
+      if (c->sent_ns <= to_ns && !c->member.empty() &&
           std::find(called.begin(), called.end(), c->member) == called.end() &&
           std::any_of(faults.begin(), faults.end(), [&](const FaultBand* f) {
             return (f->kind == "pause" || f->kind == "crash") && f->hits(c->member);
@@ -1087,8 +1090,8 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // Or a member that passed them on to a leader such a fault hit: the leader it knew when
     // the keep-alive came (recorded leader views).
     std::vector<std::string> passed_on;
-    for (const CallRecord* c : mine) {
-      if (c->sent_ns > to_ns || c->member.empty() || dropped_at_client(facts, client, c)) continue;
+    for (const CallRecord* c : sent_out) {
+      if (c->sent_ns > to_ns || c->member.empty()) continue;
       const LeaderView* known = nullptr;
       for (const LeaderView& v : facts.leader_views()) {
         if (v.at_ns > c->sent_ns) break;
@@ -1123,12 +1126,12 @@ nlohmann::json explain_lease_expiry(const RunFacts& facts, const LeaseLifetime& 
     // for the members it called and those that led, over the window.
     const bool grant_known = lease.granted_ns >= 0;
     const auto on_client = facts.faults_hitting(client, grant_known ? lease.granted_ns : 0, to_ns);
-    const std::string life = grant_known ? "between the lease's grant at " + format_seconds(lease.granted_ns) +
-                                               " and " + format_seconds(to_ns)
-                                         : "before " + format_seconds(to_ns);
-    std::string s = on_client.empty() ? "No fault hit " + client + " " + life
-                                      : std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(life[0])))) +
-                                            life.substr(1) + ", " + fault_clauses(on_client);
+    const std::string span = grant_known ? "the lease's grant at " + format_seconds(lease.granted_ns) + " and " +
+                                               format_seconds(to_ns)
+                                         : format_seconds(to_ns);
+    std::string s = on_client.empty()
+                        ? "No fault hit " + client + (grant_known ? " between " : " before ") + span
+                        : (grant_known ? "Between " : "Before ") + span + ", " + fault_clauses(on_client);
     s += "; none of the faults on the members it called or that led, or on the links between them and " + client +
          ", was active between " + format_seconds(due_ns) + " and " + format_seconds(to_ns);
     story.say(s + ".");

@@ -220,6 +220,35 @@ std::int64_t campaign_decided_ns(const RunFacts& facts, const Campaign& c, std::
   return to_ns;
 }
 
+// A span in which `member` was paused (or down): its pauses (or crashes) that overlap or touch
+// are one span, a crash inside a longer one say.
+struct StopSpan {
+  bool paused = false;  // else down (crashed)
+  std::int64_t from_ns = 0;
+  std::int64_t to_ns = 0;  // INT64_MAX: it never ended
+};
+
+std::vector<StopSpan> stop_spans(const RunFacts& facts, const std::string& member) {
+  std::vector<StopSpan> spans;
+  for (const FaultBand& f : facts.faults()) {  // in start order: a joining fault meets an earlier span
+    if ((f.kind != "pause" && f.kind != "crash") || !f.hits(member)) continue;
+    const bool paused = f.kind == "pause";
+    const std::int64_t end = f.open_end ? std::numeric_limits<std::int64_t>::max() : f.end_ns;
+    const auto joined = std::find_if(spans.begin(), spans.end(), [&](const StopSpan& s) {
+      return s.paused == paused && f.start_ns <= s.to_ns && end >= s.from_ns;
+    });
+    if (joined == spans.end()) {
+      spans.push_back({paused, f.start_ns, end});
+    } else {
+      joined->from_ns = std::min(joined->from_ns, f.start_ns);
+      joined->to_ns = std::max(joined->to_ns, end);
+    }
+  }
+  // Pauses first: where a pause and a crash both held a campaign, the pause is said.
+  std::stable_partition(spans.begin(), spans.end(), [](const StopSpan& s) { return s.paused; });
+  return spans;
+}
+
 // "member-1 refused all 5 because member-2's log was behind its own (...)": what `voter` did
 // with the vote requests of `candidate`'s `campaigns` (one request a campaign), from its
 // recorded refusals, or "" when it refused none. One clause, its reasons listed with commas.
@@ -351,33 +380,14 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
   for (const std::string& v : voters) {
     if (v == m) continue;
     const std::string w = refusal_words(facts, v, m, cs, from_ns, to_ns);
-    // A voter paused or down from a campaign's start until it was decided answered nothing.
-    // Its stops of one kind that overlap or touch are one span (a crash inside a longer one).
-    struct Stop {
-      const char* kind;
-      std::int64_t from_ns, to_ns;  // to_ns: INT64_MAX when it never ended
-    };
-    std::vector<Stop> stops;
-    for (const char* kind : {"pause", "crash"})
-      for (const FaultBand& f : facts.faults()) {
-        if (f.kind != kind || !f.hits(v)) continue;
-        const std::int64_t end = f.open_end ? std::numeric_limits<std::int64_t>::max() : f.end_ns;
-        const auto joined = std::find_if(stops.begin(), stops.end(), [&](const Stop& st) {
-          return st.kind == kind && f.start_ns <= st.to_ns && end >= st.from_ns;
-        });
-        if (joined == stops.end()) {
-          stops.push_back({kind, f.start_ns, end});
-        } else {
-          joined->from_ns = std::min(joined->from_ns, f.start_ns);
-          joined->to_ns = std::max(joined->to_ns, end);
-        }
-      }
-    // The span that held the first silent campaign, and the campaigns it held.
-    const Stop* stop = nullptr;
+    // A voter paused or down from a campaign's start until it was decided answered nothing:
+    // the span that held the first such campaign, and the campaigns it held.
+    const std::vector<StopSpan> stops = stop_spans(facts, v);
+    const StopSpan* stop = nullptr;
     std::size_t silent = 0;
     for (const Campaign* c : cs) {
       const std::int64_t decided_ns = campaign_decided_ns(facts, *c, to_ns);
-      for (const Stop& st : stops)
+      for (const StopSpan& st : stops)
         if (st.from_ns <= c->at_ns && st.to_ns >= decided_ns && (stop == nullptr || stop == &st)) {
           stop = &st;
           ++silent;
@@ -386,14 +396,14 @@ std::string campaigns_words(const RunFacts& facts, const std::string& m, const s
     }
     std::string stopped;
     if (stop != nullptr)
-      stopped = v + (std::string_view(stop->kind) == "pause" ? " was paused" : " was down") + " from " +
+      stopped = v + (stop->paused ? " was paused" : " was down") + " from " +
                 format_seconds(stop->from_ns) + " to " +
                 (stop->to_ns == std::numeric_limits<std::int64_t>::max() ? std::string("the end") : format_seconds(stop->to_ns)) +
                 " through " +
                 (silent == cs.size() ? (cs.size() == 1 ? std::string("it") : cs.size() == 2 ? std::string("both")
                                                                                              : "all " + number_word(silent))
                                      : number_word(silent) + " of them") +
-                (std::string_view(stop->kind) == "pause" ? " (a paused member reads what came meanwhile only when it resumes)" : "");
+                (stop->paused ? " (a paused member reads what came meanwhile only when it resumes)" : "");
     if (!stopped.empty() && !w.empty())
       refusals.push_back(stopped + ", and " + w.substr(v.size() + 1));
     else if (!stopped.empty() || !w.empty())
