@@ -93,7 +93,10 @@ json.dump(s, open('$1/summary.json', 'w'))"
 # limit; AddressSanitizer reserves terabytes of shadow address space at start, so a sanitizer
 # build runs without it (the timeout still bounds it).
 memory_limit="ulimit -v 4000000"
-if ldd "$lockstep" 2>/dev/null | grep -q libasan; then memory_limit=":"; fi
+# (ldd's whole output first: `grep -q` would stop reading early, and under pipefail the SIGPIPE
+# that ldd then gets would make the test read as "no sanitizer".)
+libraries=$(ldd "$lockstep" 2>/dev/null || true)
+if [[ $libraries == *libasan* ]]; then memory_limit=":"; fi
 refused_merge() {  # refused_merge EXPECTED DIR: merge n1 DIR n3 exits 2 within 20 s, saying EXPECTED
   set +e; ($memory_limit; timeout 20 "$lockstep" merge n1 "$2" n3 --out "merged-$2") > out.txt 2>&1; code=$?; set -e
   [[ $code -eq 2 ]] && grep -qF -- "$1" out.txt || fail "merge with $2 exited $code, expected 2 and '$1': $(cat out.txt)"
